@@ -1,0 +1,288 @@
+#!/bin/sh
+# shellcheck shell=dash
+# In-guest kernel tests for the uid=/gid= mount options (K1-K13 of
+# shared/design/semantics.md), run by busybox ash inside the test VM.
+#
+#   ktests-guest.sh OUTDIR MODE LABEL:DEVICE:FSTYPE...
+#
+# MODE is "patched" or "unpatched". Every image holds the tree made by
+# tools/vm/mkimages.sh (files owned by 1234:1234, /high owned by 70000).
+# Writes to OUTDIR:
+#   results   one line per test: "PASS name" or "FAIL name: why"
+#   expect    "LABEL PATH UID GID" owners the host must find on disk
+#   dmesg     the kernel messages, chunk by chunk with the test they follow
+# Host-side truth (debugfs, e2fsck) is checked by tests/vm/ktests-host.sh.
+set -u
+
+OUT=$1
+MODE=$2
+shift 2
+RES=$OUT/results
+EXP=$OUT/expect
+KLOG=$OUT/dmesg
+VMTOOL=/tests/vmtool
+ALICE=1000
+BOB=1001
+: >"$RES"
+: >"$EXP"
+: >"$KLOG"
+
+pass() { echo "PASS $1" >>"$RES"; }
+fail() { echo "FAIL $1: $2" >>"$RES"; }
+check() { # NAME WHAT EXPECTED ACTUAL
+	if [ "$3" = "$4" ]; then pass "$1"; else fail "$1" "$2: expected '$3', got '$4'"; fi
+}
+owner() { stat -c '%u:%g' "$1" 2>&1; }
+# Kernel messages since the last call, also kept in the dmesg file.
+klog() {
+	dmesg -c >"$OUT/.k" 2>/dev/null
+	{ echo "--- after $1"; cat "$OUT/.k"; } >>"$KLOG"
+	cat "$OUT/.k"
+}
+mounted_at() { grep -c " $1 " /proc/mounts; }
+mount_opts() { awk -v m="$1" '$2 == m { print $4 }' /proc/mounts; }
+has_opt() { # OPTS WORD
+	case ",$1," in *",$2,"*) echo yes ;; *) echo no ;; esac
+}
+
+k10_feature() {
+	if [ "$MODE" = unpatched ]; then
+		check "kernel.K10.no_feature_file_unpatched" "sysfs file" no \
+			"$([ -e /sys/fs/ext4/features/uid_gid_override ] && echo yes || echo no)"
+		return
+	fi
+	check "kernel.K10.ext4_feature_file" "content of /sys/fs/ext4/features/uid_gid_override" \
+		supported "$(cat /sys/fs/ext4/features/uid_gid_override 2>&1)"
+	if grep -qw ext2 /proc/filesystems && [ -d /sys/fs/ext2 ]; then
+		check "kernel.K10.ext2_feature_file" "content of /sys/fs/ext2/features/uid_gid_override" \
+			supported "$(cat /sys/fs/ext2/features/uid_gid_override 2>&1)"
+	fi
+}
+
+# The tree every image starts with (tools/vm/mkimages.sh).
+OLD_PATHS=". file secret dir dir/inner link chardev fifo high lost+found"
+
+# K1, K5, K6, K2, K3, K4, K7, K13 on one mount with uid=1000,gid=1000.
+suite_override() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	klog "start $l" >/dev/null
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,gid=$ALICE")
+	check "$l.K1.mount_with_uid_gid" "mount -o uid=$ALICE,gid=$ALICE" OK "$r"
+	[ "$r" = OK ] || return
+
+	for p in $OLD_PATHS; do
+		check "$l.K1.shown_owner.$(echo "$p" | tr '/+' '__')" "owner of $p" \
+			"$ALICE:$ALICE" "$(owner "$m/$p")"
+	done
+
+	o=$(mount_opts "$m")
+	check "$l.K6.proc_mounts_uid" "uid=$ALICE in '$o'" yes "$(has_opt "$o" uid=$ALICE)"
+	check "$l.K6.proc_mounts_gid" "gid=$ALICE in '$o'" yes "$(has_opt "$o" gid=$ALICE)"
+	mi=$(awk -v m="$m" '$5 == m' /proc/self/mountinfo)
+	check "$l.K6.mountinfo_uid_gid" "uid=/gid= in mountinfo '$mi'" yes \
+		"$(case "$mi" in *uid=$ALICE,*gid=$ALICE*) echo yes ;; *) echo no ;; esac)"
+
+	# K5: permissions follow the shown owner; bob is the control.
+	check "$l.K5.owner_reads_0600" "alice opens secret (0600, 1234 on disk) rw" OK \
+		"$($VMTOOL runas $ALICE $ALICE $VMTOOL access "$m/secret" rw)"
+	check "$l.K5.other_user_denied_0600" "bob opens secret r" EACCES \
+		"$($VMTOOL runas $BOB $BOB $VMTOOL access "$m/secret" r)"
+	$VMTOOL runas $ALICE $ALICE sh -c "echo edited-by-alice >> '$m/secret'" 2>/dev/null
+	check "$l.K5.owner_edits_0600" "last line of secret" edited-by-alice "$(tail -n 1 "$m/secret")"
+	$VMTOOL runas $ALICE $ALICE sh -c "echo alice > '$m/by_alice' && mkdir '$m/dir/alice_dir'" 2>/dev/null
+	check "$l.K5.owner_creates_in_root" "owner of by_alice" "$ALICE:$ALICE" "$(owner "$m/by_alice")"
+	check "$l.K5.owner_creates_in_subdir" "owner of dir/alice_dir" "$ALICE:$ALICE" "$(owner "$m/dir/alice_dir")"
+	echo "$l by_alice $ALICE $ALICE" >>"$EXP"
+	echo "$l dir/alice_dir $ALICE $ALICE" >>"$EXP"
+
+	# K2: every kind of new inode, created by root, shows and is written as 1000.
+	echo new >"$m/new_file"
+	mkdir "$m/new_dir"
+	ln -s new_file "$m/new_link"
+	mknod "$m/new_chr" c 1 3
+	mkfifo "$m/new_fifo"
+	r=$($VMTOOL tmpfile "$m" "$m/new_tmpfile")
+	check "$l.K2.o_tmpfile_linked" "O_TMPFILE + linkat" OK "$r"
+	for p in new_file new_dir new_link new_chr new_fifo new_tmpfile; do
+		check "$l.K2.shown_owner.$p" "owner of $p" "$ALICE:$ALICE" "$(owner "$m/$p")"
+		echo "$l $p $ALICE $ALICE" >>"$EXP"
+	done
+
+	# K3: change old inodes every way but chown; the host checks their
+	# on-disk owners against the manifest after the VM has stopped.
+	echo appended >>"$m/file"
+	truncate -s 1 "$m/dir/inner"
+	chmod 0640 "$m/file"
+	touch -d "2020-01-02 03:04:05" "$m/dir"
+	r=$($VMTOOL setxattr "$m/file" user.extown test)
+	check "$l.K3.setxattr_on_old_file" "setxattr user.extown" OK "$r"
+	mv "$m/high" "$m/dir/high_renamed"
+	ln "$m/dir/inner" "$m/inner_link"
+	check "$l.K3.old_inodes_still_shown_as_owner" "owner of dir/high_renamed" \
+		"$ALICE:$ALICE" "$(owner "$m/dir/high_renamed")"
+
+	# K4: giving a file away is refused; "giving" it to the shown owner is a no-op.
+	check "$l.K4.chown_other_uid_eperm" "chown secret 5" EPERM "$($VMTOOL chown "$m/secret" 5 -1)"
+	check "$l.K4.chgrp_other_gid_eperm" "chgrp secret 5" EPERM "$($VMTOOL chown "$m/secret" -1 5)"
+	check "$l.K4.chown_new_file_eperm" "chown new_file 0" EPERM "$($VMTOOL chown "$m/new_file" 0 0)"
+	check "$l.K4.chown_to_shown_owner_ok" "chown secret $ALICE:$ALICE" OK \
+		"$($VMTOOL chown "$m/secret" $ALICE $ALICE)"
+	check "$l.K4.alice_chown_to_bob_eperm" "alice: chown by_alice to bob" EPERM \
+		"$($VMTOOL runas $ALICE $ALICE $VMTOOL chown "$m/by_alice" $BOB -1)"
+	check "$l.K4.owner_unchanged_after_refusal" "owner of secret" "$ALICE:$ALICE" "$(owner "$m/secret")"
+	klog "$l K1-K5" >/dev/null
+
+	# K7: remount keeps the override; other ids are refused; ro<->rw works.
+	mount -o remount,uid=5 "$m" 2>/dev/null
+	k=$(klog "$l remount uid=5")
+	check "$l.K7.remount_other_uid_refused" "uid= still in options" yes "$(has_opt "$(mount_opts "$m")" uid=$ALICE)"
+	check "$l.K7.remount_refusal_message" "kernel message naming uid" yes \
+		"$(echo "$k" | grep -qi 'uid' && echo yes || echo no)"
+	r=$(mount -o remount,ro "$m" 2>&1 && echo OK)
+	check "$l.K7.remount_ro" "remount,ro" OK "$r"
+	o=$(mount_opts "$m")
+	check "$l.K7.ro_keeps_override" "ro and uid=$ALICE in '$o'" yesyes \
+		"$(has_opt "$o" ro)$(has_opt "$o" uid=$ALICE)"
+	check "$l.K7.ro_still_shows_owner" "owner of file" "$ALICE:$ALICE" "$(owner "$m/file")"
+	r=$(mount -o remount,rw "$m" 2>&1 && echo OK)
+	check "$l.K7.remount_rw" "remount,rw" OK "$r"
+	r=$(mount -o "remount,rw,uid=$ALICE,gid=$ALICE" "$m" 2>&1 && echo OK)
+	check "$l.K7.remount_same_ids_ok" "remount with the same ids" OK "$r"
+	echo after-remount >"$m/after_remount"
+	check "$l.K7.create_after_remount" "owner of after_remount" "$ALICE:$ALICE" "$(owner "$m/after_remount")"
+	echo "$l after_remount $ALICE $ALICE" >>"$EXP"
+	klog "$l K7" >/dev/null
+
+	# K13: a second mount of the same device shares the superblock.
+	r=$($VMTOOL mount "$dev" "$m.2" "$t" "uid=7,gid=7")
+	k=$(klog "$l second mount uid=7")
+	check "$l.K13.second_mount_other_ids_refused" "second mount with uid=7" EBUSY "$r"
+	check "$l.K13.second_mount_message" "kernel message" yes \
+		"$(echo "$k" | grep -qi 'uid' && echo yes || echo no)"
+	[ "$r" = OK ] && umount "$m.2"
+	r=$($VMTOOL mount "$dev" "$m.2" "$t" "uid=$ALICE,gid=$ALICE")
+	check "$l.K13.second_mount_same_ids_ok" "second mount with the same ids" OK "$r"
+	[ "$r" = OK ] && umount "$m.2"
+
+	umount "$m"
+	check "$l.unmounted" "mounts at $m" 0 "$(mounted_at "$m")"
+	klog "$l end of override suite" >/dev/null
+}
+
+# uid=n:m writes m for new inodes while showing n; 0 is a valid id.
+suite_split_ids() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=2000:3000,gid=2001:3001")
+	check "$l.K2.mount_uid_n_m" "mount -o uid=2000:3000,gid=2001:3001" OK "$r"
+	[ "$r" = OK ] || return
+	o=$(mount_opts "$m")
+	check "$l.K6.proc_mounts_uid_n_m" "uid=2000:3000,gid=2001:3001 in '$o'" yesyes \
+		"$(has_opt "$o" uid=2000:3000)$(has_opt "$o" gid=2001:3001)"
+	echo x >"$m/split_file"
+	mkdir "$m/split_dir"
+	check "$l.K2.split_shown_owner" "owner of split_file" 2000:2001 "$(owner "$m/split_file")"
+	check "$l.K1.split_old_shown_owner" "owner of file" 2000:2001 "$(owner "$m/file")"
+	echo "$l split_file 3000 3001" >>"$EXP"
+	echo "$l split_dir 3000 3001" >>"$EXP"
+	umount "$m"
+
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=0,gid=0")
+	check "$l.K1.uid_zero_is_valid" "mount -o uid=0,gid=0" OK "$r"
+	[ "$r" = OK ] || return
+	check "$l.K1.uid_zero_shown" "owner of secret" 0:0 "$(owner "$m/secret")"
+	check "$l.K6.proc_mounts_uid_zero" "uid=0 in options" yes "$(has_opt "$(mount_opts "$m")" uid=0)"
+	umount "$m"
+
+	# uid= alone leaves the group as it is on disk.
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
+	check "$l.K1.uid_without_gid" "mount -o uid=$ALICE" OK "$r"
+	[ "$r" = OK ] || return
+	check "$l.K1.uid_only_keeps_group" "owner of file" "$ALICE:1234" "$(owner "$m/file")"
+	umount "$m"
+	klog "$l split ids" >/dev/null
+}
+
+# K8: malformed values never mount and always say why.
+suite_bad_values() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	i=0
+	for v in "uid=" "uid=abc" "uid=-1" "uid=1:2:3" "uid=1:" "uid=:1" \
+		"uid=99999999999" "uid=4294967295" "uid=0x10" "uid=+5" "uid= 5" \
+		"uid=1 000" "gid=abc" "gid=4294967295" "gid=1:2:3" "uid=1000:4294967295"; do
+		i=$((i + 1))
+		klog "before bad value" >/dev/null
+		r=$($VMTOOL mount "$dev" "$m" "$t" "$v")
+		k=$(klog "$l bad value '$v'")
+		key=${v%%=*}
+		check "$l.K8.bad_value_$i.refused" "mount -o '$v'" EINVAL "$r"
+		check "$l.K8.bad_value_$i.nothing_mounted" "mounts at $m for '$v'" 0 "$(mounted_at "$m")"
+		check "$l.K8.bad_value_$i.message" "kernel message naming '$key' for '$v'" yes \
+			"$(echo "$k" | grep -q "$key" && echo yes || echo no)"
+		[ "$r" = OK ] && umount "$m"
+	done
+}
+
+# K9: the override and quota do not mix.
+suite_quota() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	for q in usrquota grpquota quota; do
+		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,$q")
+		k=$(klog "$l uid with $q")
+		check "$l.K9.$q.refused" "mount -o uid=$ALICE,$q" EINVAL "$r"
+		check "$l.K9.$q.message" "kernel message about quota" yes \
+			"$(echo "$k" | grep -qi quota && echo yes || echo no)"
+		[ "$r" = OK ] && umount "$m"
+	done
+}
+
+suite_quota_feature() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
+	k=$(klog "$l uid on quota feature")
+	check "$l.K9.quota_feature_refused" "mount -o uid=$ALICE on -O quota image" EINVAL "$r"
+	check "$l.K9.quota_feature_message" "kernel message about quota" yes \
+		"$(echo "$k" | grep -qi quota && echo yes || echo no)"
+	[ "$r" = OK ] && umount "$m"
+	r=$($VMTOOL mount "$dev" "$m" "$t" "")
+	check "$l.K9.quota_feature_mounts_without_uid" "plain mount of the quota image" OK "$r"
+	[ "$r" = OK ] && umount "$m"
+}
+
+# The same workload without options, on the patched and the unpatched
+# kernel: the host compares the two images' owners (K11).
+suite_plain() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	r=$($VMTOOL mount "$dev" "$m" "$t" "")
+	check "$l.K11.plain_mount" "mount without options" OK "$r"
+	[ "$r" = OK ] || return
+	check "$l.K11.plain_shows_disk_owner" "owner of file" 1234:1234 "$(owner "$m/file")"
+	check "$l.K11.plain_shows_high_owner" "owner of high" 70000:70000 "$(owner "$m/high")"
+	echo plain >"$m/plain_root"
+	mkdir "$m/plain_dir"
+	$VMTOOL runas $ALICE $ALICE $VMTOOL access "$m/secret" r >/dev/null
+	$VMTOOL runas 1234 1234 sh -c "echo 1234 >> '$m/secret'; echo x > '$m/plain_dir/x'" 2>/dev/null
+	r=$($VMTOOL chown "$m/file" 4321 4322)
+	check "$l.K11.plain_chown_works" "chown file 4321:4322" OK "$r"
+	echo "$l plain_root 0 0" >>"$EXP"
+	echo "$l plain_dir/x 1234 1234" >>"$EXP"
+	echo "$l file 4321 4322" >>"$EXP"
+	umount "$m"
+	if [ "$MODE" = unpatched ]; then
+		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
+		check "$l.K11.unpatched_refuses_uid" "mount -o uid=$ALICE on the unpatched kernel" EINVAL "$r"
+		[ "$r" = OK ] && umount "$m"
+	fi
+	klog "$l plain" >/dev/null
+}
+
+k10_feature
+for spec in "$@"; do
+	IFS=: read -r label dev fstype suites <<EOF
+$spec
+EOF
+	mkdir -p "/mnt/$label" "/mnt/$label.2"
+	for s in $(echo "$suites" | tr ',' ' '); do
+		"suite_$s" "$label" "$dev" "$fstype"
+	done
+done
+sync

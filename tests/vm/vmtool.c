@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * vmtool - the few system calls the in-guest kernel tests need and busybox
+ * does not offer, each reporting the exact errno name so that tests can
+ * assert EPERM, EINVAL or EBUSY rather than "it failed".
+ *
+ *   vmtool mount SRC DIR TYPE OPTS      mount(2), prints OK or the errno name
+ *   vmtool chown PATH UID GID           lchown(2), -1 leaves an id alone
+ *   vmtool runas UID GID CMD [ARG...]   drop to UID/GID (no groups), exec CMD
+ *   vmtool tmpfile DIR NAME             O_TMPFILE in DIR, then link it as NAME
+ *   vmtool setxattr PATH NAME VALUE     setxattr(2)
+ *   vmtool access PATH MODE             open PATH for r, w or rw
+ *
+ * Exit status: 0 on success, 1 when the call failed (errno name printed),
+ * 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+static int report(int ret)
+{
+	if (ret == 0) {
+		puts("OK");
+		return 0;
+	}
+	printf("%s\n", strerrorname_np(errno));
+	return 1;
+}
+
+static int do_tmpfile(const char *dir, const char *name)
+{
+	char proc[64];
+	int fd;
+
+	fd = open(dir, O_TMPFILE | O_WRONLY, 0644);
+	if (fd < 0)
+		return report(-1);
+	if (write(fd, "tmpfile\n", 8) != 8) {
+		close(fd);
+		return report(-1);
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) < 0) {
+		close(fd);
+		return report(-1);
+	}
+	close(fd);
+	return report(0);
+}
+
+static int do_access(const char *path, const char *mode)
+{
+	int flags;
+	int fd;
+
+	if (strcmp(mode, "r") == 0)
+		flags = O_RDONLY;
+	else if (strcmp(mode, "w") == 0)
+		flags = O_WRONLY;
+	else if (strcmp(mode, "rw") == 0)
+		flags = O_RDWR;
+	else
+		return 2;
+	fd = open(path, flags);
+	if (fd < 0)
+		return report(-1);
+	close(fd);
+	return report(0);
+}
+
+static int do_runas(char **argv)
+{
+	uid_t uid = (uid_t)strtoul(argv[0], NULL, 10);
+	gid_t gid = (gid_t)strtoul(argv[1], NULL, 10);
+
+	if (setgroups(0, NULL) < 0 || setgid(gid) < 0 || setuid(uid) < 0) {
+		perror("vmtool: runas");
+		return 1;
+	}
+	execvp(argv[2], &argv[2]);
+	perror("vmtool: runas: exec");
+	return 1;
+}
+
+static int usage(void)
+{
+	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access ...\n",
+	      stderr);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (strcmp(cmd, "mount") == 0 && argc == 6)
+		return report(mount(argv[2], argv[3], argv[4], 0, argv[5]));
+	if (strcmp(cmd, "chown") == 0 && argc == 5)
+		return report(lchown(argv[2], (uid_t)strtol(argv[3], NULL, 10),
+				     (gid_t)strtol(argv[4], NULL, 10)));
+	if (strcmp(cmd, "runas") == 0 && argc >= 5)
+		return do_runas(&argv[2]);
+	if (strcmp(cmd, "tmpfile") == 0 && argc == 4)
+		return do_tmpfile(argv[2], argv[3]);
+	if (strcmp(cmd, "setxattr") == 0 && argc == 5)
+		return report(setxattr(argv[2], argv[3], argv[4],
+				       strlen(argv[4]), 0));
+	if (strcmp(cmd, "access") == 0 && argc == 4)
+		return do_access(argv[2], argv[3]);
+	return usage();
+}
