@@ -1,0 +1,253 @@
+#!/usr/bin/env bash
+# Make the busybox initramfs the extown test VMs boot.
+#
+#   tools/vm/mkinitramfs.sh [--file PATH]... OUT.cpio.gz GUEST_SCRIPT...
+#
+# GUEST_SCRIPTs are copied to /tests/ and run by /init in the order given;
+# --file PATH copies PATH to /tests/ without running it (helpers such as a
+# compiled tests/vm/vmtool; an ELF file gets its shared libraries too).
+#
+# Guest layout (merged /usr, like Debian 12):
+#   /bin /sbin /lib /lib64 -> usr/...
+#   busybox-static at /usr/bin/busybox, one symlink per applet
+#   host binaries (real util-linux / coreutils / e2fsprogs) replace the
+#   busybox applets of the same name:
+#     /usr/bin/setpriv  util-linux (busybox's lacks --reuid/--regid/--clear-groups)
+#     /usr/bin/stat     coreutils
+#     /usr/bin/mount, /usr/bin/umount   util-linux (libmount; runs
+#                       /sbin/mount.TYPE helpers); busybox's are still there
+#                       as `busybox mount`
+#     /usr/sbin/mke2fs (+ mkfs.ext2/3/4), /usr/sbin/e2fsck (+ fsck.ext*),
+#     /usr/sbin/debugfs
+#   /etc/passwd, /etc/group: root (0), alice (1000:1000), bob (1001:1001)
+#   /init: see the guest protocol below.
+#
+# Guest protocol (/init):
+#   - mounts proc, sysfs, devtmpfs, tmpfs on /tmp and /run
+#   - for each script S in order: mkdir /results/NAME (NAME = S without
+#     .sh) and runs `sh /tests/S /results/NAME ARGS...` with stdout+stderr
+#     in /results/NAME/log and the exit status in /results/NAME/rc.
+#     ARGS come from the kernel command line `extown.args=A,B,C` (commas
+#     become separate arguments; tools/vm/run-vm.sh --args sets it).
+#     A script writes its test lines ("PASS name" / "FAIL name: why" /
+#     "SKIP name: why") to /results/NAME/results, and any other files it
+#     wants the host to see into /results/NAME/.
+#   - then saves the whole kernel log since boot to /results/dmesg (read
+#     from /dev/kmsg, so complete even when a script ran `dmesg -c`; what
+#     `dmesg` still shows at the end is in /results/dmesg.tail),
+#     /proc/cmdline and uname -a to /results/guest-info, and writes
+#     /results as a tar
+#     stream to /dev/vda: a 512-byte header "EXTOWN-RESULTS 1 <tar bytes>"
+#     then the tar. tools/vm/run-vm.sh unpacks it on the host.
+#   - if the kernel command line has extown.deadline=SECONDS, a watchdog
+#     writes whatever results exist (plus /results/TIMEOUT) after that
+#     many seconds, so a hung test still leaves partial results.
+#   - poweroff -f.
+set -euo pipefail
+
+usage() {
+	echo "usage: $0 [--file PATH]... OUT.cpio.gz GUEST_SCRIPT..." >&2
+	exit 2
+}
+
+extra=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--file)
+		[ $# -ge 2 ] || usage
+		extra+=("$2")
+		shift 2
+		;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 1 ] || usage
+out=$1
+shift
+scripts=("$@")
+
+busybox=/usr/bin/busybox
+[ -x /bin/busybox ] && busybox=/bin/busybox
+"$busybox" --list-full >/dev/null 2>&1 || {
+	echo "mkinitramfs: busybox-static missing (tools/install-deps.sh)" >&2
+	exit 1
+}
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/extown-initramfs.XXXXXX")
+trap 'rm -rf "$root"' EXIT
+
+mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{dev,proc,sys,tmp,run,mnt,results,tests,etc,root,home/alice,home/bob,var}
+ln -s usr/bin "$root/bin"
+ln -s usr/sbin "$root/sbin"
+ln -s usr/lib "$root/lib"
+ln -s usr/lib64 "$root/lib64"
+chmod 1777 "$root/tmp"
+chown 1000:1000 "$root/home/alice"
+chown 1001:1001 "$root/home/bob"
+
+cp "$busybox" "$root/usr/bin/busybox"
+"$busybox" --list-full | while read -r applet; do
+	name=${applet##*/}
+	dir=${applet%/*}
+	case $dir in
+	bin | usr/bin) dest=usr/bin ;;
+	sbin | usr/sbin) dest=usr/sbin ;;
+	*) dest=usr/bin ;;
+	esac
+	[ "$name" = busybox ] && continue
+	[ -e "$root/$dest/$name" ] || [ -L "$root/$dest/$name" ] || ln -s /usr/bin/busybox "$root/$dest/$name"
+done
+
+# Copy a file and the shared libraries it needs, keeping their paths.
+copy_with_libs() { # SRC DEST
+	local src=$1 dest=$2 lib
+	cp -L "$src" "$root$dest"
+	if file -L "$src" | grep -q 'dynamically linked'; then
+		ldd "$src" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' |
+			while read -r lib; do
+				[ -e "$root$lib" ] && continue
+				mkdir -p "$root$(dirname "$lib")"
+				cp -L "$lib" "$root$lib"
+			done
+	fi
+}
+
+install_host() { # NAME DESTDIR [LINK...]
+	local name=$1 destdir=$2 path
+	shift 2
+	path=$(command -v "$name") || {
+		echo "mkinitramfs: host binary $name not found (tools/install-deps.sh)" >&2
+		exit 1
+	}
+	rm -f "$root/usr/bin/$name" "$root/usr/sbin/$name"
+	copy_with_libs "$path" "$destdir/$name"
+	local l
+	for l in "$@"; do
+		rm -f "$root/usr/bin/$l" "$root/usr/sbin/$l"
+		ln -s "$name" "$root$destdir/$l"
+	done
+}
+
+# Keep the PATH lookup of the host tools simple (Debian 12 puts sbin tools
+# in /usr/sbin); dash-style `command -v` must work as root.
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+install_host setpriv /usr/bin
+install_host stat /usr/bin
+install_host mount /usr/bin
+install_host umount /usr/bin
+install_host mke2fs /usr/sbin mkfs.ext2 mkfs.ext3 mkfs.ext4
+install_host e2fsck /usr/sbin fsck.ext2 fsck.ext3 fsck.ext4
+install_host debugfs /usr/sbin
+
+cat >"$root/etc/passwd" <<'EOF'
+root:x:0:0:root:/root:/bin/sh
+alice:x:1000:1000:Alice:/home/alice:/bin/sh
+bob:x:1001:1001:Bob:/home/bob:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+EOF
+cat >"$root/etc/group" <<'EOF'
+root:x:0:
+alice:x:1000:
+bob:x:1001:
+nogroup:x:65534:
+EOF
+cat >"$root/etc/shadow" <<'EOF'
+root:*:19000:0:99999:7:::
+alice:*:19000:0:99999:7:::
+bob:*:19000:0:99999:7:::
+EOF
+chmod 0640 "$root/etc/shadow"
+: >"$root/etc/fstab"
+ln -s ../proc/self/mounts "$root/etc/mtab"
+echo extown-vm >"$root/etc/hostname"
+
+for f in "${extra[@]}"; do
+	copy_with_libs "$f" "/tests/$(basename "$f")"
+done
+: >"$root/tests/.order"
+for s in "${scripts[@]}"; do
+	[ -f "$s" ] || {
+		echo "mkinitramfs: no such guest script: $s" >&2
+		exit 1
+	}
+	cp "$s" "$root/tests/$(basename "$s")"
+	chmod 0755 "$root/tests/$(basename "$s")"
+	basename "$s" >>"$root/tests/.order"
+done
+
+cat >"$root/init" <<'EOF'
+#!/bin/sh
+# extown test VM init (tools/vm/mkinitramfs.sh documents the protocol).
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
+bb=/usr/bin/busybox
+$bb mount -t proc proc /proc
+$bb mount -t sysfs sysfs /sys
+$bb mount -t devtmpfs devtmpfs /dev 2>/dev/null
+$bb mount -t tmpfs -o mode=1777 tmpfs /tmp
+$bb mount -t tmpfs -o mode=0755 tmpfs /run
+$bb mount -t tmpfs -o mode=0755 tmpfs /results
+$bb mkdir -p /run/mount
+$bb hostname extown-vm
+# Record every kernel message from boot on.
+$bb cat /dev/kmsg >/tmp/kmsg 2>/dev/null &
+
+cmdline_value() { # NAME
+	for w in $(cat /proc/cmdline); do
+		case $w in "$1="*) echo "${w#*=}" ;; esac
+	done
+}
+
+write_results() {
+	{ cat /proc/cmdline; uname -a; } >/results/guest-info
+	# The whole kernel log from /dev/kmsg (unaffected by `dmesg -c` in
+	# the scripts), without the record prefixes and the dictionary lines.
+	$bb sed -n 's/^[0-9]*,[0-9]*,[0-9]*,[^;]*;//p' /tmp/kmsg >/results/dmesg
+	dmesg >/results/dmesg.tail 2>&1
+	sync
+	$bb tar -C /results -cf /tmp/results.tar . 2>/tmp/tar.err
+	len=$($bb stat -c %s /tmp/results.tar)
+	max=$(( $(cat /sys/block/vda/size) * 512 - 512 ))
+	if [ "$len" -gt "$max" ]; then
+		echo "extown-init: results ($len bytes) do not fit on /dev/vda ($max)" >/dev/console
+		len=0
+		: >/tmp/results.tar
+	fi
+	printf 'EXTOWN-RESULTS 1 %s\n' "$len" | $bb dd of=/dev/vda bs=512 count=1 conv=sync 2>/dev/null
+	$bb dd if=/tmp/results.tar of=/dev/vda bs=512 seek=1 conv=sync 2>/dev/null
+	sync
+	$bb blockdev --flushbufs /dev/vda 2>/dev/null
+}
+
+deadline=$(cmdline_value extown.deadline)
+if [ -n "$deadline" ]; then
+	(
+		$bb sleep "$deadline"
+		echo "extown-init: guest deadline of $deadline s reached, writing partial results" >/dev/console
+		echo "deadline $deadline s reached" >/results/TIMEOUT
+		write_results
+		$bb poweroff -f
+	) &
+fi
+
+args=$(cmdline_value extown.args | $bb tr ',' ' ')
+for s in $(cat /tests/.order); do
+	name=${s%.sh}
+	mkdir -p "/results/$name"
+	echo "extown-init: running $s $args" >/dev/console
+	(cd /tmp && sh "/tests/$s" "/results/$name" $args) >"/results/$name/log" 2>&1 </dev/null
+	echo $? >"/results/$name/rc"
+	echo "extown-init: $s exited $(cat "/results/$name/rc")" >/dev/console
+done
+echo done >/results/DONE
+write_results
+echo "extown-init: results written, powering off" >/dev/console
+$bb poweroff -f
+EOF
+chmod 0755 "$root/init"
+
+mkdir -p "$(dirname "$out")"
+(cd "$root" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"
+echo "$out"

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Boot an extown test VM and collect its results. The only qemu command
+# line of the project.
+#
+#   tools/vm/run-vm.sh [OPTIONS] KERNEL INITRAMFS [DISK...] TIMEOUT
+#
+# KERNEL     bzImage (tools/kernel/build-kernel.sh)
+# INITRAMFS  cpio.gz (tools/vm/mkinitramfs.sh)
+# DISK       raw images, attached read-write as virtio-blk /dev/vdb, /dev/vdc,
+#            ... in the order given (/dev/vda is the results disk). Append
+#            ":ro" to attach one read-only, ":snapshot" to discard writes.
+# TIMEOUT    seconds before qemu is killed
+#
+# OPTIONS
+#   --out DIR        where to put the results (default: a new directory
+#                    under ${TMPDIR:-/tmp}); must be empty or absent
+#   --args A,B,C     passed to every guest script as arguments (extown.args=)
+#   --append STR     extra kernel command line
+#   --memory MB      guest memory (default 1024)
+#
+# Results directory (its path is the last line printed on stdout):
+#   serial.log        the guest's serial console
+#   accel             the accelerator qemu ran with (tcg; EXTOWN_ACCEL=kvm
+#                     tries KVM, see shared/design/vm-notes.md)
+#   qemu.cmdline      the command line used
+#   boot-seconds      wall time from qemu start to power-off
+#   guest/            what the guest wrote to /results:
+#     NAME/results    test lines of guest script NAME.sh (PASS/FAIL/SKIP)
+#     NAME/log        its stdout+stderr; NAME/rc its exit status
+#     NAME/...        any other files the script wrote to its OUTDIR
+#     dmesg           the whole kernel log since boot
+#     dmesg.tail      `dmesg` at the end; guest-info: cmdline and uname -a
+#     DONE            present when every script ran; TIMEOUT when the guest
+#                     watchdog fired first
+#
+# Exit status: 0 when the guest powered off and its results were read
+# (whatever the tests said), 1 on a harness failure (timeout, kernel
+# panic, no results), 2 on usage errors. Test verdicts are in the files.
+set -euo pipefail
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+die() {
+	echo "run-vm: $*" >&2
+	exit 1
+}
+
+outdir='' guest_args='' append='' memory=1024
+while [ $# -gt 0 ]; do
+	case $1 in
+	--out) outdir=$2; shift 2 ;;
+	--args) guest_args=$2; shift 2 ;;
+	--append) append=$2; shift 2 ;;
+	--memory) memory=$2; shift 2 ;;
+	-h | --help) usage ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -ge 3 ] || usage
+kernel=$1 initrd=$2
+shift 2
+disks=("${@:1:$#-1}")
+timeout=${!#}
+case $timeout in '' | *[!0-9]*) die "TIMEOUT must be a number of seconds, got '$timeout'" ;; esac
+[ -f "$kernel" ] || die "no kernel $kernel"
+[ -f "$initrd" ] || die "no initramfs $initrd"
+case $guest_args in *' '*) die "--args must not contain spaces (use commas)" ;; esac
+
+if [ -z "$outdir" ]; then
+	outdir=$(mktemp -d "${TMPDIR:-/tmp}/extown-vm.XXXXXX")
+else
+	mkdir -p "$outdir"
+	[ -z "$(ls -A "$outdir")" ] || die "--out $outdir is not empty"
+fi
+outdir=$(cd "$outdir" && pwd)
+
+results_img=$outdir/results.img
+truncate -s "${EXTOWN_RESULTS_MB:-16}M" "$results_img"
+
+drives=(-drive "file=$results_img,format=raw,if=virtio,cache=unsafe")
+for d in "${disks[@]}"; do
+	img=${d%:*} mode=rw
+	case $d in
+	*:ro) mode=ro ;;
+	*:snapshot) mode=snapshot ;;
+	*) img=$d ;;
+	esac
+	[ -f "$img" ] || die "no disk image $img"
+	opt="file=$img,format=raw,if=virtio"
+	case $mode in
+	ro) opt="$opt,readonly=on" ;;
+	snapshot) opt="$opt,snapshot=on" ;;
+	esac
+	drives+=(-drive "$opt")
+done
+
+accel=${EXTOWN_ACCEL:-tcg}
+case $accel in
+tcg) accel_opt=tcg,thread=multi ;;
+kvm) accel_opt=kvm ;;
+*) die "EXTOWN_ACCEL must be tcg or kvm" ;;
+esac
+echo "$accel" >"$outdir/accel"
+
+# The guest writes partial results a little before the host kills it.
+deadline=$((timeout > 20 ? timeout - 10 : timeout * 3 / 4))
+cmdline="console=ttyS0 quiet panic=-1 extown.deadline=$deadline"
+[ -n "$guest_args" ] && cmdline="$cmdline extown.args=$guest_args"
+[ -n "$append" ] && cmdline="$cmdline $append"
+
+qemu=(qemu-system-x86_64 -accel "$accel_opt" -smp 2 -m "$memory"
+	-nographic -no-reboot -nodefaults -serial "file:$outdir/serial.log"
+	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
+	"${drives[@]}")
+printf '%q ' "${qemu[@]}" >"$outdir/qemu.cmdline"
+echo >>"$outdir/qemu.cmdline"
+
+echo "run-vm: booting $(basename "$kernel") with accel=$accel, ${#disks[@]} disk(s), timeout ${timeout}s" >&2
+start=$(date +%s.%N)
+rc=0
+timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$outdir/qemu.out" 2>&1 || rc=$?
+end=$(date +%s.%N)
+secs=$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')
+echo "$secs" >"$outdir/boot-seconds"
+echo "run-vm: qemu exited with status $rc after ${secs}s" >&2
+
+# Unpack what the guest wrote to /dev/vda, if anything.
+extract() {
+	local header magic version len
+	header=$(head -c 512 "$results_img" | tr -d '\0' | head -n 1)
+	read -r magic version len <<<"$header" || true
+	[ "$magic" = EXTOWN-RESULTS ] && [ "$version" = 1 ] || return 1
+	case $len in '' | *[!0-9]*) return 1 ;; esac
+	mkdir -p "$outdir/guest"
+	tail -c +513 "$results_img" | head -c "$len" | tar -x -C "$outdir/guest" --no-same-owner
+}
+extracted=yes
+extract || extracted=no
+
+problem=''
+if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+	problem="guest did not power off within ${timeout}s: qemu killed"
+elif grep -q 'Kernel panic' "$outdir/serial.log" 2>/dev/null; then
+	problem="kernel panic: $(grep -m1 'Kernel panic' "$outdir/serial.log")"
+elif [ "$rc" -ne 0 ]; then
+	problem="qemu failed with status $rc: $(tail -n 3 "$outdir/qemu.out" | tr '\n' ' ')"
+elif [ "$extracted" = no ]; then
+	problem="the guest wrote no results to /dev/vda"
+elif [ ! -e "$outdir/guest/DONE" ]; then
+	problem="the guest did not finish its scripts ($(cat "$outdir/guest/TIMEOUT" 2>/dev/null || echo 'no DONE marker'))"
+fi
+rm -f "$results_img"
+if [ -n "$problem" ]; then
+	echo "run-vm: $problem" >&2
+	echo "run-vm: serial log: $outdir/serial.log (last lines follow)" >&2
+	tail -n 15 "$outdir/serial.log" 2>/dev/null | sed 's/^/    /' >&2 || true
+	[ "$extracted" = yes ] && echo "run-vm: partial results in $outdir/guest" >&2
+	echo "$outdir"
+	exit 1
+fi
+echo "$outdir"
