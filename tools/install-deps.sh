@@ -10,7 +10,7 @@ packages=(
 	linux-source-6.1 xz-utils tar gcc make libc6-dev bc flex bison
 	libelf-dev libssl-dev perl python3 ccache git util-linux coreutils
 	# VM harness (tools/vm/*.sh)
-	qemu-system-x86 busybox-static cpio gzip e2fsprogs
+	qemu-system-x86 busybox-static cpio gzip e2fsprogs dash bash file
 	# lint
 	shellcheck
 )

@@ -146,8 +146,8 @@ ensure_src() {
 # whose content differs, and gives them a new mtime, so make rebuilds
 # exactly what the patches changed.
 prepare_tree() {
-	if g rev-parse -q --verify refs/heads/extown-patched >/dev/null &&
-		[ -d "$src/.git/rebase-apply" ]; then
+	# A git am interrupted (killed) in an earlier run.
+	if [ -d "$src/.git/rebase-apply" ]; then
 		g am --abort || true
 	fi
 	if [ "$variant" = unpatched ]; then
@@ -206,10 +206,11 @@ missing_symbols() {
 
 configure() {
 	log "configuring $build: tinyconfig + ${fragments[*]##*/}"
-	make -s -C "$src" O="$build" CC="ccache gcc" tinyconfig >&2
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" >"$build/merge.log" 2>&1 ||
-		die "merge_config.sh failed: see $build/merge.log"
-	make -s -C "$src" O="$build" CC="ccache gcc" olddefconfig >&2
+	{
+		make -s -C "$src" O="$build" CC="ccache gcc" tinyconfig &&
+			"$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "${fragments[@]}" &&
+			make -s -C "$src" O="$build" CC="ccache gcc" olddefconfig
+	} >"$build/config.log" 2>&1 || die "configuration failed: see $build/config.log"
 	local missing line
 	missing=$(missing_symbols "$build/.config" "${fragments[@]}")
 	if [ -n "$missing" ]; then

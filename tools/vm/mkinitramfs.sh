@@ -10,6 +10,8 @@
 # Guest layout (merged /usr, like Debian 12):
 #   /bin /sbin /lib /lib64 -> usr/...
 #   busybox-static at /usr/bin/busybox, one symlink per applet
+#   /bin/sh is the host's dash (busybox ash would run its own applets
+#   ahead of PATH); /usr/bin/bash is there too, `ash` is busybox's
 #   host binaries (real util-linux / coreutils / e2fsprogs) replace the
 #   busybox applets of the same name:
 #     /usr/bin/setpriv  util-linux (busybox's lacks --reuid/--regid/--clear-groups)
@@ -77,6 +79,8 @@ busybox=/usr/bin/busybox
 
 root=$(mktemp -d "${TMPDIR:-/tmp}/extown-initramfs.XXXXXX")
 trap 'rm -rf "$root"' EXIT
+umask 022
+chmod 0755 "$root"
 
 mkdir -p "$root"/usr/{bin,sbin,lib,lib64} "$root"/{dev,proc,sys,tmp,run,mnt,results,tests,etc,root,home/alice,home/bob,var}
 ln -s usr/bin "$root/bin"
@@ -133,6 +137,11 @@ install_host() { # NAME DESTDIR [LINK...]
 # Keep the PATH lookup of the host tools simple (Debian 12 puts sbin tools
 # in /usr/sbin); dash-style `command -v` must work as root.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# busybox-static is built with FEATURE_SH_STANDALONE: its ash runs its own
+# applets before searching PATH, which would hide the real tools below.
+# So /bin/sh is dash (as on Debian); busybox ash stays available as `ash`.
+install_host dash /usr/bin sh
+install_host bash /usr/bin
 install_host setpriv /usr/bin
 install_host stat /usr/bin
 install_host mount /usr/bin

@@ -136,7 +136,10 @@ extract() {
 	[ "$magic" = EXTOWN-RESULTS ] && [ "$version" = 1 ] || return 1
 	case $len in '' | *[!0-9]*) return 1 ;; esac
 	mkdir -p "$outdir/guest"
-	tail -c +513 "$results_img" | head -c "$len" | tar -x -C "$outdir/guest" --no-same-owner
+	dd if="$results_img" of="$outdir/results.tar" bs=512 skip=1 count=$(((len + 511) / 512)) status=none
+	truncate -s "$len" "$outdir/results.tar"
+	tar -x -C "$outdir/guest" --no-same-owner -f "$outdir/results.tar"
+	rm -f "$outdir/results.tar"
 }
 extracted=yes
 extract || extracted=no
