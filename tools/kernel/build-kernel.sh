@@ -23,8 +23,9 @@
 #
 # --w1: rebuild the fs/ext4 and fs/ext2 objects of VARIANT with W=1 and
 # save the compiler warnings to out/VARIANT/w1-warnings.txt (full make
-# output in out/VARIANT/w1.log); that file's path is the last stdout line.
-# Compare patched vs unpatched with diff.
+# output in out/VARIANT/w1.log; w1-warnings.nolines.txt has the line
+# numbers stripped); that file's path is the last stdout line. Compare
+# patched vs unpatched with diff of the .nolines files.
 #
 # Exit status: 0 ok, 1 patches do not apply / build failed / config lacks
 # requested symbols, 2 usage.
@@ -231,9 +232,12 @@ main() {
 		echo "$out/bzImage"
 		return
 	fi
-	if [ "$(cat "$build/.extown-config-key" 2>/dev/null)" != "$key" ] || [ ! -f "$build/.config" ]; then
+	# The configuration depends on the fragments and this script only.
+	local config_key
+	config_key=$(cat "${fragments[@]}" "${BASH_SOURCE[0]}" | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$build/.extown-config-key" 2>/dev/null)" != "$config_key" ] || [ ! -f "$build/.config" ]; then
 		configure
-		echo "$key" >"$build/.extown-config-key"
+		echo "$config_key" >"$build/.extown-config-key"
 	fi
 	if [ "$w1" = yes ]; then
 		# Objects already built without W=1 would not be recompiled.
@@ -244,6 +248,8 @@ main() {
 		[ "$rc" -eq 0 ] || die "W=1 build failed (status $rc): see $out/w1.log"
 		grep -E '(warning|error):' "$out/w1.log" | sed "s|^$src/||; s|^\.\./\.\./src/||" |
 			sort -u >"$out/w1-warnings.txt" || true
+		# Without line numbers, so that a diff shows new warnings only.
+		sed -E 's/^([^:]*):[0-9]+(:[0-9]+)?:/\1:/' "$out/w1-warnings.txt" | sort -u >"$out/w1-warnings.nolines.txt"
 		log "$(wc -l <"$out/w1-warnings.txt") W=1 warning lines"
 		# The next normal build recompiles these objects without W=1.
 		rm -f "$out/key"
