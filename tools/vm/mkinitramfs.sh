@@ -38,9 +38,10 @@
 #     from /dev/kmsg, so complete even when a script ran `dmesg -c`; what
 #     `dmesg` still shows at the end is in /results/dmesg.tail),
 #     /proc/cmdline and uname -a to /results/guest-info, and writes
-#     /results as a tar
-#     stream to /dev/vda: a 512-byte header "EXTOWN-RESULTS 1 <tar bytes>"
-#     then the tar. tools/vm/run-vm.sh unpacks it on the host.
+#     /results to /dev/vda with tools/vm/guest-write-results.sh (in the
+#     guest: /usr/bin/extown-write-results): a 512-byte header
+#     "EXTOWN-RESULTS 1 <tar bytes>", then the tar. tools/vm/run-vm.sh
+#     unpacks it on the host.
 #   - if the kernel command line has extown.deadline=SECONDS, a watchdog
 #     writes whatever results exist (plus /results/TIMEOUT) after that
 #     many seconds, so a hung test still leaves partial results.
@@ -172,6 +173,8 @@ chmod 0640 "$root/etc/shadow"
 ln -s ../proc/self/mounts "$root/etc/mtab"
 echo extown-vm >"$root/etc/hostname"
 
+cp "$(dirname "${BASH_SOURCE[0]}")/guest-write-results.sh" "$root/usr/bin/extown-write-results"
+chmod 0755 "$root/usr/bin/extown-write-results"
 for f in "${extra[@]}"; do
 	copy_with_libs "$f" "/tests/$(basename "$f")"
 done
@@ -214,19 +217,7 @@ write_results() {
 	# the scripts), without the record prefixes and the dictionary lines.
 	$bb sed -n 's/^[0-9]*,[0-9]*,[0-9]*,[^;]*;//p' /tmp/kmsg >/results/dmesg
 	dmesg >/results/dmesg.tail 2>&1
-	sync
-	$bb tar -C /results -cf /tmp/results.tar . 2>/tmp/tar.err
-	len=$($bb stat -c %s /tmp/results.tar)
-	max=$(( $(cat /sys/block/vda/size) * 512 - 512 ))
-	if [ "$len" -gt "$max" ]; then
-		echo "extown-init: results ($len bytes) do not fit on /dev/vda ($max)" >/dev/console
-		len=0
-		: >/tmp/results.tar
-	fi
-	printf 'EXTOWN-RESULTS 1 %s\n' "$len" | $bb dd of=/dev/vda bs=512 count=1 conv=sync 2>/dev/null
-	$bb dd if=/tmp/results.tar of=/dev/vda bs=512 seek=1 conv=sync 2>/dev/null
-	sync
-	$bb blockdev --flushbufs /dev/vda 2>/dev/null
+	/usr/bin/extown-write-results /results /dev/vda >/dev/console 2>&1
 }
 
 deadline=$(cmdline_value extown.deadline)

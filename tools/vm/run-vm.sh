@@ -5,7 +5,9 @@
 #   tools/vm/run-vm.sh [OPTIONS] KERNEL INITRAMFS [DISK...] TIMEOUT
 #
 # KERNEL     bzImage (tools/kernel/build-kernel.sh)
-# INITRAMFS  cpio.gz (tools/vm/mkinitramfs.sh)
+# INITRAMFS  cpio.gz (tools/vm/mkinitramfs.sh), or "none" to boot a root
+#            disk (give e.g. --append "root=/dev/vdb rw"); such a guest runs
+#            tools/vm/guest-write-results.sh itself before powering off
 # DISK       raw images, attached read-write as virtio-blk /dev/vdb, /dev/vdc,
 #            ... in the order given (/dev/vda is the results disk). Append
 #            ":ro" to attach one read-only, ":snapshot" to discard writes.
@@ -17,6 +19,9 @@
 #   --args A,B,C     passed to every guest script as arguments (extown.args=)
 #   --append STR     extra kernel command line
 #   --memory MB      guest memory (default 1024)
+#   --monitor SOCK   QEMU monitor on unix socket SOCK, plus a qemu-xhci USB
+#                    controller (id xhci) for hot-plugging sticks with
+#                    drive_add / device_add usb-storage,bus=xhci.0,...
 #
 # Results directory (its path is the last line printed on stdout):
 #   serial.log        the guest's serial console
@@ -47,13 +52,14 @@ die() {
 	exit 1
 }
 
-outdir='' guest_args='' append='' memory=1024
+outdir='' guest_args='' append='' memory=1024 monitor=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) outdir=$2; shift 2 ;;
 	--args) guest_args=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
+	--monitor) monitor=$2; shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -67,7 +73,7 @@ disks=("${@:1:$#-1}")
 timeout=${!#}
 case $timeout in '' | *[!0-9]*) die "TIMEOUT must be a number of seconds, got '$timeout'" ;; esac
 [ -f "$kernel" ] || die "no kernel $kernel"
-[ -f "$initrd" ] || die "no initramfs $initrd"
+[ "$initrd" = none ] || [ -f "$initrd" ] || die "no initramfs $initrd"
 case $guest_args in *' '*) die "--args must not contain spaces (use commas)" ;; esac
 
 if [ -z "$outdir" ]; then
@@ -114,8 +120,11 @@ cmdline="console=ttyS0 quiet panic=-1 extown.deadline=$deadline"
 
 qemu=(qemu-system-x86_64 -accel "$accel_opt" -smp 2 -m "$memory"
 	-nographic -no-reboot -nodefaults -serial "file:$outdir/serial.log"
-	-kernel "$kernel" -initrd "$initrd" -append "$cmdline"
-	"${drives[@]}")
+	-kernel "$kernel" -append "$cmdline" "${drives[@]}")
+[ "$initrd" = none ] || qemu+=(-initrd "$initrd")
+if [ -n "$monitor" ]; then
+	qemu+=(-monitor "unix:$monitor,server=on,wait=off" -device "qemu-xhci,id=xhci")
+fi
 printf '%q ' "${qemu[@]}" >"$outdir/qemu.cmdline"
 echo >>"$outdir/qemu.cmdline"
 
