@@ -3,6 +3,7 @@
  * device.c - libudev look-up of the device being mounted.
  */
 #include <string.h>
+#include <sys/types.h>
 
 #include <libudev.h>
 
@@ -19,8 +20,9 @@ int device_lookup(dev_t devnum, struct device_info *info)
 	udev = udev_new();
 	if (!udev)
 		return -1;
+	/* a device udev has not processed yet has no EXTOWN_REMOVABLE either */
 	dev = udev_device_new_from_devnum(udev, 'b', devnum);
-	if (!dev || !udev_device_get_is_initialized(dev))
+	if (!dev)
 		goto out;
 
 	info->udev_known = true;

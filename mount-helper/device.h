@@ -15,7 +15,7 @@
 #define EXTOWN_REMOVABLE_PROP	"EXTOWN_REMOVABLE"
 
 struct device_info {
-	bool udev_known;	/* udev has processed the device */
+	bool udev_known;	/* libudev found the device */
 	bool removable;		/* EXTOWN_REMOVABLE=1 */
 	char fs_uuid[POLICY_UUID_LEN + 1];	/* ID_FS_UUID when it is a UUID, else "" */
 };

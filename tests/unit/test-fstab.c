@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests of fstab.c: what /etc/fstab grants a user (H3, H4), on a
+ * private fstab file. /dev/null stands in for the device (root:root). */
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fstab.h"
+#include "msg.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/extown-fstab-XXXXXX";
+static char fstab[128], mnt[128];
+
+static int write_fstab(const char *line)
+{
+	FILE *f = fopen(fstab, "w");
+
+	if (!f)
+		return -1;
+	fprintf(f, "# test fstab\n/dev/zero /nonexistent ext4 users 0 0\n%s\n", line);
+	return fclose(f);
+}
+
+/* grant for /dev/null on mnt as uid UID in GROUPS; 0 or -1 with err */
+static int grant(const char *line, uid_t uid, const gid_t *groups, size_t n,
+		 struct fstab_grant *g, char *err, size_t errsz)
+{
+	if (write_fstab(line))
+		return fail(err, errsz, "cannot write %s", fstab);
+	return fstab_user_grant(fstab, "/dev/null", mnt, uid, groups, n, g, err, errsz);
+}
+
+static const gid_t user_groups[] = { 1000 };
+static const gid_t root_group[] = { 0 };
+
+static int t_user_grants(char *why)
+{
+	struct fstab_grant g;
+	char line[256], err[300] = "";
+
+	snprintf(line, sizeof(line), "/dev/null %s ext4 user,noauto,noatime 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == 0, "refused: %s", err);
+	CHECK(strcmp(g.source, "/dev/null") == 0 && strcmp(g.target, mnt) == 0,
+	      "grant names %s on %s", g.source, g.target);
+	CHECK(g.fstype && strcmp(g.fstype, "ext4") == 0, "fstype");
+	CHECK(strstr(g.options, "noatime") && strstr(g.options, "user"),
+	      "fstab options not carried: '%s'", g.options);
+	fstab_grant_free(&g);
+	snprintf(line, sizeof(line), "/dev/null %s auto users 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == 0, "users refused: %s", err);
+	CHECK(g.fstype == NULL, "auto not reported as NULL");
+	fstab_grant_free(&g);
+	return 0;
+}
+
+static int t_no_user_option(char *why)
+{
+	struct fstab_grant g;
+	char line[256], err[300] = "";
+
+	snprintf(line, sizeof(line), "/dev/null %s ext4 defaults 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "entry without user granted");
+	CHECK(strstr(err, "only root"), "message: %s", err);
+	snprintf(line, sizeof(line), "/dev/null %s ext4 user=bob 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "user=bob (not a grant for mount(8)) granted");
+	return 0;
+}
+
+static int t_wrong_entry(char *why)
+{
+	struct fstab_grant g;
+	char line[256], err[300] = "";
+
+	snprintf(line, sizeof(line), "/dev/null %s/other ext4 user 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "another mount point granted");
+	CHECK(strstr(err, "not in"), "message: %s", err);
+	snprintf(line, sizeof(line), "/dev/full %s ext4 user 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "another device granted");
+	snprintf(line, sizeof(line), "/dev/null %s vfat user 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "a vfat entry granted to the ext helper");
+	return 0;
+}
+
+static int t_owner_group(char *why)
+{
+	struct fstab_grant g;
+	char line[256], err[300] = "";
+
+	/* /dev/null is root:root */
+	snprintf(line, sizeof(line), "/dev/null %s ext4 owner 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "owner granted to a user who does not own the device");
+	CHECK(grant(line, 0, root_group, 1, &g, err, sizeof(err)) == 0,
+	      "owner refused to the device's owner: %s", err);
+	fstab_grant_free(&g);
+	snprintf(line, sizeof(line), "/dev/null %s ext4 group 0 0", mnt);
+	CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+	      "group granted to a non-member");
+	CHECK(grant(line, 1000, root_group, 1, &g, err, sizeof(err)) == 0,
+	      "group refused to a member: %s", err);
+	fstab_grant_free(&g);
+	return 0;
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		printf("FAIL helper.fstab.setup: mkdtemp failed\n");
+		return 0;
+	}
+	snprintf(fstab, sizeof(fstab), "%s/fstab", dir);
+	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
+	mkdir(mnt, 0755);
+
+	RUN("helper.H3.fstab_user_and_users_entries_grant", t_user_grants);
+	RUN("helper.H4.fstab_entry_without_user_refused", t_no_user_option);
+	RUN("helper.H4.fstab_other_entry_refused", t_wrong_entry);
+	RUN("helper.H3.fstab_owner_and_group_as_mount8", t_owner_group);
+
+	unlink(fstab);
+	rmdir(mnt);
+	rmdir(dir);
+	return 0;
+}

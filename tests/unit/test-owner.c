@@ -1,0 +1,392 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests of owner.c: the owner decision and option rewriting (H2-H7). */
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "owner.h"
+#include "request.h"
+#include "tap.h"
+
+#define UUID_A "0b7d8f0e-0c55-4a59-9c57-3c1d2e4f5a6b"
+#define UUID_B "11111111-2222-3333-4444-555555555555"
+
+static const gid_t groups[] = { 1000, 46 };
+
+/* a user (1000:1000) mounting a tagged stick on a supporting kernel */
+static struct owner_input user_input(const struct policy *p, const char *opts)
+{
+	return (struct owner_input) {
+		.privileged = false, .uid = 1000, .gid = 1000,
+		.groups = groups, .ngroups = 2, .options = opts,
+		.removable = true, .fs_uuid = UUID_A, .kernel_support = true,
+		.policy = p,
+	};
+}
+
+/* decide and apply; *out is malloc'd */
+static int decide_apply(const struct owner_input *in, struct owner_decision *d,
+			char **out, struct notes *notes)
+{
+	*out = strdup(in->options ? in->options : "");
+	if (!*out)
+		return -1;
+	owner_decide(in, d);
+	return opts_apply_owner(out, d, notes);
+}
+
+static int t_untagged_left_alone(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.removable = false;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE, "untagged device got an owner");
+	CHECK(strcmp(out, in.options) == 0, "options changed: '%s'", out);
+	CHECK(strstr(d.why, "not tagged removable"), "why: %s", d.why);
+	free(out);
+	return 0;
+}
+
+static int t_root_untagged_exact(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	p.has_default_owner = true;
+	p.default_uid = 1000;
+	p.default_gid = 1000;
+	in = user_input(&p, "rw,relatime,errors=remount-ro");
+	in.privileged = true;
+	in.uid = 0;
+	in.removable = false;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && strcmp(out, "rw,relatime,errors=remount-ro") == 0,
+	      "root mount of an internal disk changed: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_tagged_user_gets_owner(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_ADD, "no owner added: %s", d.why);
+	CHECK(count_opt(out, "uid=1000") == 1 && count_opt(out, "gid=1000") == 1,
+	      "uid/gid not added once: '%s'", out);
+	CHECK(count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1,
+	      "nosuid/nodev duplicated or lost: '%s'", out);
+	CHECK(n.n == 1 && strstr(n.line[0], "added uid=1000,gid=1000"),
+	      "-v note does not say what was added: '%s'", n.n ? n.line[0] : "");
+	free(out);
+	return 0;
+}
+
+static int t_primary_gid_used(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "user");
+	in.uid = 1001;
+	in.gid = 100;		/* primary group "users" */
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(count_opt(out, "uid=1001") == 1 && count_opt(out, "gid=100") == 1,
+	      "not uid=1001,gid=100: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_suid_dev_replaced(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "users,exec,suid,dev");
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(count_opt(out, "suid") == 0 && count_opt(out, "dev") == 0,
+	      "suid/dev kept with a presented owner: '%s'", out);
+	CHECK(count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1,
+	      "nosuid/nodev not added: '%s'", out);
+	CHECK(count_opt(out, "exec") == 1, "exec (harmless, granted) removed: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_udisks_untouched(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+	const char *u = "rw,nodev,nosuid,errors=remount-ro,uhelper=udisks2";
+
+	policy_init(&p);
+	p.has_default_owner = true;
+	in = user_input(&p, u);
+	in.privileged = true;
+	in.uid = 0;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && strcmp(out, u) == 0, "udisks options changed: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_root_uid_respected(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	p.has_default_owner = true;
+	p.default_uid = 1000;
+	p.default_gid = 1000;
+	in = user_input(&p, "uid=1234");
+	in.privileged = true;
+	in.uid = 0;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && strcmp(out, "uid=1234") == 0,
+	      "root's uid= overridden: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_user_uid_not_duplicated(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "user=alice,uid=1000:1000,nosuid");
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(count_opt(out, "uid=1000:1000") == 1 && !strstr(out, "uid=1000,"),
+	      "uid duplicated: '%s'", out);
+	CHECK(count_opt(out, "gid=1000") == 1, "missing gid not added: '%s'", out);
+	CHECK(count_opt(out, "nosuid") == 1, "nosuid duplicated: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_root_no_default_owner(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct owner_input in;
+
+	policy_init(&p);
+	in = user_input(&p, "rw");
+	in.privileged = true;
+	in.uid = 0;
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "root mount got an owner without default-owner");
+	return 0;
+}
+
+static int t_root_default_owner(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	p.has_default_owner = true;
+	p.default_uid = 1500;
+	p.default_gid = 1600;
+	in = user_input(&p, "rw");
+	in.privileged = true;
+	in.uid = 0;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_ADD && count_opt(out, "uid=1500") == 1 &&
+	      count_opt(out, "gid=1600") == 1 && count_opt(out, "nosuid") == 1 &&
+	      count_opt(out, "nodev") == 1, "default owner not applied: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_policy_disabled(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct owner_input in;
+
+	policy_init(&p);
+	p.enabled = false;
+	in = user_input(&p, "user");
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "enabled = no ignored");
+	return 0;
+}
+
+static int t_policy_uuid_lists(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct owner_input in;
+
+	policy_init(&p);
+	strcpy(p.deny_uuid[p.n_deny_uuid++], "0B7D8F0E-0C55-4A59-9C57-3C1D2E4F5A6B");
+	in = user_input(&p, "user");
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "deny-uuid (other case) ignored");
+
+	policy_init(&p);
+	strcpy(p.allow_uuid[p.n_allow_uuid++], UUID_B);
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "UUID not in allow-uuid got an owner");
+	in.fs_uuid = UUID_B;
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_ADD, "UUID in allow-uuid refused: %s", d.why);
+	in.fs_uuid = "";
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "unknown UUID passed an allow-uuid list");
+	return 0;
+}
+
+static int t_policy_allow_group(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct owner_input in;
+
+	policy_init(&p);
+	p.allow_group[p.n_allow_group++] = 46;
+	in = user_input(&p, "user");
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_ADD, "member of allow-group refused: %s", d.why);
+	in.ngroups = 1;		/* only 1000 */
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "non-member of allow-group got an owner");
+	return 0;
+}
+
+static int t_kernel_missing(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.kernel_support = false;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && d.kernel_missing, "unsupported kernel still got uid=");
+	CHECK(strcmp(out, in.options) == 0, "options changed without kernel support: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int mkpath(const char *root, const char *rel, int file)
+{
+	char p[512], *s;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	if (!file)
+		return mkdir(p, 0755);
+	int fd = open(p, O_CREAT | O_WRONLY, 0644);
+
+	return fd < 0 ? -1 : close(fd);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int sysfs_checks(const char *root, char *why);
+
+static int t_sysfs_detection(char *why)
+{
+	char root[] = "/tmp/extown-sysfs-XXXXXX";
+	int rc;
+
+	CHECK(mkdtemp(root), "mkdtemp failed");
+	rc = sysfs_checks(root, why);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}
+
+static int sysfs_checks(const char *root, char *why)
+{
+
+	CHECK(!kernel_supports_override(root, "ext4") && !kernel_supports_override(root, "ext2"),
+	      "support claimed with empty sysfs");
+	CHECK(mkpath(root, "fs/ext4/features/uid_gid_override", 1) == 0, "setup");
+	CHECK(kernel_supports_override(root, "ext4") && kernel_supports_override(root, "ext3"),
+	      "ext4/ext3 support not seen");
+	CHECK(kernel_supports_override(root, "ext2"),
+	      "ext2 served by ext4 (no separate ext2 driver) not seen as supported");
+	CHECK(mkpath(root, "module/ext2", 0) == 0, "setup");
+	CHECK(!kernel_supports_override(root, "ext2"),
+	      "ext2 claimed supported with an unpatched separate ext2 driver");
+	CHECK(mkpath(root, "fs/ext2/features/uid_gid_override", 1) == 0, "setup");
+	CHECK(kernel_supports_override(root, "ext2"), "patched ext2 driver not seen");
+	CHECK(!kernel_supports_override(root, "vfat"), "vfat claimed");
+	return 0;
+}
+
+int main(void)
+{
+	RUN("helper.H2.untagged_device_left_alone", t_untagged_left_alone);
+	RUN("helper.H2.root_mount_of_internal_disk_exact", t_root_untagged_exact);
+	RUN("helper.H3.tagged_user_mount_gets_uid_gid", t_tagged_user_gets_owner);
+	RUN("helper.H3.primary_gid_of_user_used", t_primary_gid_used);
+	RUN("helper.H3.suid_dev_replaced_by_nosuid_nodev", t_suid_dev_replaced);
+	RUN("helper.H3.root_mount_without_default_owner_untouched", t_root_no_default_owner);
+	RUN("helper.H5.udisks_options_untouched", t_udisks_untouched);
+	RUN("helper.H5.root_uid_respected", t_root_uid_respected);
+	RUN("helper.H5.user_uid_not_duplicated", t_user_uid_not_duplicated);
+	RUN("helper.H6.kernel_without_support_options_unchanged", t_kernel_missing);
+	RUN("helper.H6.sysfs_feature_file_detection", t_sysfs_detection);
+	RUN("helper.H7.root_mount_gets_default_owner", t_root_default_owner);
+	RUN("helper.H7.enabled_no_turns_override_off", t_policy_disabled);
+	RUN("helper.H7.allow_and_deny_uuid", t_policy_uuid_lists);
+	RUN("helper.H7.allow_group", t_policy_allow_group);
+	return 0;
+}

@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests of request.c: argv parsing (H1), H4 id checks, user options (H3). */
+#include <stdlib.h>
+
+#include "request.h"
+#include "tap.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int t_parse_mount8_argv(char *why)
+{
+	char *argv[] = { "/sbin/mount.ext4", "/dev/sdb1", "/media/stick", "-s", "-f",
+			 "-n", "-v", "-o", "rw,nosuid,nodev,user", "-N", "/proc/1/fd/5" };
+	struct request rq;
+	char err[200];
+
+	CHECK(request_parse(&rq, ARGC(argv), argv, err, sizeof(err)) == 0, "parse: %s", err);
+	CHECK(strcmp(rq.source, "/dev/sdb1") == 0, "source '%s'", rq.source);
+	CHECK(strcmp(rq.target, "/media/stick") == 0, "target '%s'", rq.target);
+	CHECK(rq.sloppy && rq.fake && rq.nomtab && rq.verbose, "flags -s -f -n -v not all set");
+	CHECK(rq.options && strcmp(rq.options, "rw,nosuid,nodev,user") == 0, "options '%s'",
+	      rq.options ? rq.options : "(null)");
+	CHECK(rq.ns && strcmp(rq.ns, "/proc/1/fd/5") == 0, "namespace not parsed");
+	CHECK(strcmp(rq.fstype, "ext4") == 0, "fstype '%s'", rq.fstype);
+	return 0;
+}
+
+static int t_parse_grouped_and_attached(char *why)
+{
+	char *argv[] = { "mount.ext3", "-fnv", "/dev/sdb1", "-ouid=1000", "/mnt", "-r" };
+	struct request rq;
+	char err[200];
+
+	CHECK(request_parse(&rq, ARGC(argv), argv, err, sizeof(err)) == 0, "parse: %s", err);
+	CHECK(rq.fake && rq.nomtab && rq.verbose && rq.rdonly, "grouped flags lost");
+	CHECK(strcmp(rq.options, "uid=1000") == 0, "attached -o value '%s'", rq.options);
+	CHECK(strcmp(rq.source, "/dev/sdb1") == 0 && strcmp(rq.target, "/mnt") == 0,
+	      "positional arguments mixed with options");
+	CHECK(strcmp(rq.fstype, "ext3") == 0, "fstype from mount.ext3 is '%s'", rq.fstype);
+	return 0;
+}
+
+static int t_parse_subtype(char *why)
+{
+	char *ok[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-t", "ext2.sub" };
+	char *bad[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-t", "vfat" };
+	struct request rq;
+	char err[200];
+
+	CHECK(request_parse(&rq, ARGC(ok), ok, err, sizeof(err)) == 0, "parse: %s", err);
+	CHECK(strcmp(rq.fstype, "ext2") == 0, "-t ext2.sub gave '%s'", rq.fstype);
+	CHECK(request_parse(&rq, ARGC(bad), bad, err, sizeof(err)) == -1, "-t vfat accepted");
+	return 0;
+}
+
+static int t_progname_only_known_names(char *why)
+{
+	CHECK(strcmp(request_progname("/sbin/mount.ext2"), "mount.ext2") == 0, "mount.ext2");
+	CHECK(strcmp(request_progname("mount.ext3"), "mount.ext3") == 0, "mount.ext3");
+	CHECK(strcmp(request_progname("/tmp/x/\033[2Jevil"), "mount.ext4") == 0,
+	      "an unknown argv[0] is believed");
+	CHECK(strcmp(request_progname(NULL), "mount.ext4") == 0, "NULL argv[0]");
+	return 0;
+}
+
+static int t_usage_errors(char *why)
+{
+	char *one[] = { "mount.ext4", "/dev/sdb1" };
+	char *three[] = { "mount.ext4", "/dev/sdb1", "/mnt", "/extra" };
+	char *flag[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-x" };
+	char *noarg[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-o" };
+	struct request rq;
+	char err[200];
+
+	CHECK(request_parse(&rq, ARGC(one), one, err, sizeof(err)) == -1, "missing DIR accepted");
+	CHECK(request_parse(&rq, ARGC(three), three, err, sizeof(err)) == -1, "third path accepted");
+	CHECK(request_parse(&rq, ARGC(flag), flag, err, sizeof(err)) == -1, "-x accepted");
+	CHECK(strstr(err, "-x") != NULL, "message does not name -x: %s", err);
+	CHECK(request_parse(&rq, ARGC(noarg), noarg, err, sizeof(err)) == -1, "-o without value accepted");
+	return 0;
+}
+
+static const gid_t gids_1000[] = { 1000, 24 };
+
+static int t_h4_uid0_refused(char *why)
+{
+	char err[300] = "";
+
+	CHECK(opts_check_ids("rw,uid=0", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "uid=0 accepted for uid 1000");
+	CHECK(strstr(err, "uid=0") && strstr(err, "refused"), "message unclear: %s", err);
+	return 0;
+}
+
+static int t_h4_other_gid_refused(char *why)
+{
+	char err[300];
+
+	CHECK(opts_check_ids("gid=0", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "gid=0 accepted for a user not in group 0");
+	CHECK(opts_check_ids("gid=1001", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "gid=1001 accepted");
+	return 0;
+}
+
+static int t_h4_own_ids_allowed(char *why)
+{
+	char err[300] = "";
+
+	CHECK(opts_check_ids("uid=1000,gid=1000", NULL, 1000, gids_1000, 2, err, sizeof(err)) == 0,
+	      "own ids refused: %s", err);
+	CHECK(opts_check_ids("gid=24", NULL, 1000, gids_1000, 2, err, sizeof(err)) == 0,
+	      "supplementary group refused: %s", err);
+	CHECK(opts_check_ids("uid=1000:1000,gid=1000:24", NULL, 1000, gids_1000, 2, err,
+			     sizeof(err)) == 0, "own N:M refused: %s", err);
+	CHECK(opts_check_ids("rw,nosuid", NULL, 1000, gids_1000, 2, err, sizeof(err)) == 0,
+	      "options without ids refused: %s", err);
+	CHECK(opts_check_ids(NULL, NULL, 1000, gids_1000, 2, err, sizeof(err)) == 0,
+	      "no options refused: %s", err);
+	return 0;
+}
+
+static int t_h4_every_occurrence_checked(char *why)
+{
+	char err[300];
+
+	CHECK(opts_check_ids("uid=1000,rw,uid=0", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "a second uid=0 after an own uid= slipped through");
+	CHECK(opts_check_ids("gid=1000,gid=0", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "a second gid=0 slipped through");
+	return 0;
+}
+
+static int t_h4_pair_checked(char *why)
+{
+	char err[300];
+
+	CHECK(opts_check_ids("uid=1000:0", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "uid=1000:0 (write root to disk) accepted");
+	CHECK(opts_check_ids("uid=0:1000", NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "uid=0:1000 accepted");
+	return 0;
+}
+
+static int t_h4_malformed_refused(char *why)
+{
+	static const char *const bad[] = {
+		"uid", "uid=", "uid=abc", "uid=-1", "uid=1000:", "uid=:1000",
+		"uid=1000:1000:1000", "uid=4294967295", "uid=0x3e8", "uid=+1000",
+		"uid=99999999999", "gid=1000 ",
+	};
+	char err[300];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CHECK(opts_check_ids(bad[i], NULL, 1000, gids_1000, 2, err, sizeof(err)) == -1,
+		      "'%s' accepted", bad[i]);
+	return 0;
+}
+
+static int t_h4_fstab_granted_id(char *why)
+{
+	char err[300] = "";
+
+	CHECK(opts_check_ids("rw,uid=0,user", "user,uid=0,noauto", 1000, gids_1000, 2, err,
+			     sizeof(err)) == 0, "uid=0 written in fstab refused: %s", err);
+	CHECK(opts_check_ids("uid=0", "user,uid=5", 1000, gids_1000, 2, err, sizeof(err)) == -1,
+	      "uid=0 accepted when fstab grants uid=5");
+	return 0;
+}
+
+static int t_user_options_from_fstab(char *why)
+{
+	struct notes warn = { 0 };
+	char *out = NULL;
+
+	/* what mount(8) 2.38 passes for "user,noauto" (seen on Debian 12) */
+	CHECK(opts_for_user_mount("user,noauto", "rw,noexec,nosuid,nodev,user", false,
+				  "alice", &out, &warn) == 0, "failed");
+	CHECK(count_opt(out, "user=alice") == 1, "no user=alice in '%s'", out);
+	CHECK(count_opt(out, "noexec") == 1 && count_opt(out, "nosuid") == 1 &&
+	      count_opt(out, "nodev") == 1, "implied noexec,nosuid,nodev not once each: '%s'", out);
+	CHECK(count_opt(out, "exec") == 0 && count_opt(out, "suid") == 0 && count_opt(out, "dev") == 0,
+	      "positive exec/suid/dev in '%s'", out);
+	CHECK(warn.n == 0, "spurious warning: %s", warn.line[0]);
+	free(out);
+	return 0;
+}
+
+static int t_user_later_exec_wins(char *why)
+{
+	struct notes warn = { 0 };
+	char *out = NULL;
+
+	CHECK(opts_for_user_mount("users,exec,noauto", "rw,nosuid,nodev,users,exec", false,
+				  "alice", &out, &warn) == 0, "failed");
+	CHECK(count_opt(out, "exec") == 1 && count_opt(out, "noexec") == 0,
+	      "fstab's exec after users lost: '%s'", out);
+	CHECK(count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1,
+	      "nosuid,nodev missing: '%s'", out);
+	CHECK(count_opt(out, "users") == 1, "users lost: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_user_cannot_loosen(char *why)
+{
+	struct notes warn = { 0 };
+	char *out = NULL;
+
+	CHECK(opts_for_user_mount("user", "suid,dev,exec,errors=continue,resuid=1000", false,
+				  "alice", &out, &warn) == 0, "failed");
+	CHECK(count_opt(out, "suid") == 0 && count_opt(out, "dev") == 0 && count_opt(out, "exec") == 0,
+	      "command line loosened the fstab entry: '%s'", out);
+	CHECK(count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1 && count_opt(out, "noexec") == 1,
+	      "implied restrictions lost: '%s'", out);
+	CHECK(!strstr(out, "errors=") && !strstr(out, "resuid"), "ungranted option kept: '%s'", out);
+	CHECK(warn.n == 5, "expected 5 'ignored' warnings, got %zu", warn.n);
+	free(out);
+	return 0;
+}
+
+static int t_user_may_restrict(char *why)
+{
+	struct notes warn = { 0 };
+	char *out = NULL;
+
+	CHECK(opts_for_user_mount("user,rw", "noatime,uid=1000", true, "alice", &out, &warn) == 0,
+	      "failed");
+	CHECK(count_opt(out, "ro") == 1 && count_opt(out, "rw") == 0, "-r not applied: '%s'", out);
+	CHECK(count_opt(out, "noatime") == 1, "noatime dropped: '%s'", out);
+	CHECK(count_opt(out, "uid=1000") == 1, "checked own uid= dropped: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_resolve_implied_root(char *why)
+{
+	char *o = strdup("dev,user,suid");
+
+	CHECK(o && opts_resolve_user_implied(&o) == 0, "failed");
+	CHECK(count_opt(o, "suid") == 1 && count_opt(o, "nosuid") == 0, "later suid lost: '%s'", o);
+	CHECK(count_opt(o, "nodev") == 1 && count_opt(o, "dev") == 0, "earlier dev kept: '%s'", o);
+	CHECK(count_opt(o, "noexec") == 1, "noexec not implied: '%s'", o);
+	free(o);
+	o = strdup("rw,noatime");
+	CHECK(o && opts_resolve_user_implied(&o) == 0 && strcmp(o, "rw,noatime") == 0,
+	      "options without user changed: '%s'", o);
+	free(o);
+	return 0;
+}
+
+int main(void)
+{
+	RUN("helper.H1.parse_mount8_helper_argv", t_parse_mount8_argv);
+	RUN("helper.H1.parse_grouped_and_attached_flags", t_parse_grouped_and_attached);
+	RUN("helper.H1.parse_type_with_subtype", t_parse_subtype);
+	RUN("helper.H1.progname_only_known_names", t_progname_only_known_names);
+	RUN("helper.H1.usage_errors_refused", t_usage_errors);
+	RUN("helper.H4.user_cannot_request_uid0", t_h4_uid0_refused);
+	RUN("helper.H4.user_cannot_request_other_gid", t_h4_other_gid_refused);
+	RUN("helper.H4.user_may_request_own_ids", t_h4_own_ids_allowed);
+	RUN("helper.H4.every_uid_occurrence_checked", t_h4_every_occurrence_checked);
+	RUN("helper.H4.uid_pair_both_parts_checked", t_h4_pair_checked);
+	RUN("helper.H4.malformed_ids_refused", t_h4_malformed_refused);
+	RUN("helper.H4.id_written_in_fstab_allowed", t_h4_fstab_granted_id);
+	RUN("helper.H3.user_mount_options_from_fstab", t_user_options_from_fstab);
+	RUN("helper.H3.user_mount_later_exec_wins", t_user_later_exec_wins);
+	RUN("helper.H3.user_cannot_loosen_fstab_options", t_user_cannot_loosen);
+	RUN("helper.H3.user_may_restrict_options", t_user_may_restrict);
+	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
+	return 0;
+}
