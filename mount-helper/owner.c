@@ -14,12 +14,6 @@
 #include "owner.h"
 #include "request.h"
 
-static void leave(struct owner_decision *d, const char *why)
-{
-	d->action = OWNER_LEAVE;
-	snprintf(d->why, sizeof(d->why), "%s", why);
-}
-
 static bool in_groups(const struct owner_input *in, gid_t gid)
 {
 	if (in->gid == gid)
@@ -30,83 +24,75 @@ static bool in_groups(const struct owner_input *in, gid_t gid)
 	return false;
 }
 
-void owner_decide(const struct owner_input *in, struct owner_decision *d)
+/*
+ * NULL when an owner is to be added (d->uid, d->gid, d->why filled), else
+ * the reason why the options stay as they are.
+ */
+static const char *decide(const struct owner_input *in, struct owner_decision *d)
 {
 	const struct policy *p = in->policy;
 	char *val;
 	size_t valsz;
 
-	memset(d, 0, sizeof(*d));
-
 	if (in->options &&
 	    mnt_optstr_get_option(in->options, "uhelper", &val, &valsz) == 0 &&
 	    valsz == strlen("udisks2") && strncmp(val, "udisks2", valsz) == 0)
-		{
-		leave(d, "udisks chose the options (uhelper=udisks2)");
-		return;
-	}
+		return "udisks chose the options (uhelper=udisks2)";
 	if (!p->enabled)
-		{
-		leave(d, "disabled by the policy file (enabled = no)");
-		return;
-	}
+		return "disabled by the policy file (enabled = no)";
 	if (!in->removable)
-		{
-		leave(d, "device not tagged removable (no EXTOWN_REMOVABLE=1)");
-		return;
-	}
+		return "device not tagged removable (no EXTOWN_REMOVABLE=1)";
 	if (policy_uuid_listed(p->deny_uuid, p->n_deny_uuid, in->fs_uuid))
-		{
-		leave(d, "filesystem UUID listed in deny-uuid");
-		return;
-	}
+		return "filesystem UUID listed in deny-uuid";
 	if (p->n_allow_uuid &&
 	    !policy_uuid_listed(p->allow_uuid, p->n_allow_uuid, in->fs_uuid))
-		{
-		leave(d, "filesystem UUID not listed in allow-uuid");
-		return;
-	}
+		return "filesystem UUID not listed in allow-uuid";
 
 	if (in->privileged) {
 		if (opts_has(in->options, "uid") || opts_has(in->options, "gid"))
-			{
-		leave(d, "root gave uid= or gid= already");
-		return;
-	}
+			return "root gave uid= or gid= already";
 		if (!p->has_default_owner)
-			{
-		leave(d, "mounted by root and the policy names no default-owner");
-		return;
-	}
+			return "mounted by root and the policy names no default-owner";
 		d->uid = p->default_uid;
 		d->gid = p->default_gid;
 		snprintf(d->why, sizeof(d->why),
 			 "tagged removable, mounted by root, policy default-owner %lu:%lu",
 			 (unsigned long)d->uid, (unsigned long)d->gid);
-	} else {
-		bool member = p->n_allow_group == 0;
+		return NULL;
+	}
+
+	if (p->n_allow_group) {
+		bool member = false;
 
 		for (size_t i = 0; !member && i < p->n_allow_group; i++)
 			member = in_groups(in, p->allow_group[i]);
 		if (!member)
-			{
-		leave(d, "caller is in no allow-group of the policy file");
-		return;
+			return "caller is in no allow-group of the policy file";
 	}
-		d->uid = in->uid;
-		d->gid = in->gid;
-		snprintf(d->why, sizeof(d->why),
-			 "tagged removable (EXTOWN_REMOVABLE=1), mounted by uid %lu",
-			 (unsigned long)in->uid);
+	d->uid = in->uid;
+	d->gid = in->gid;
+	snprintf(d->why, sizeof(d->why),
+		 "tagged removable (EXTOWN_REMOVABLE=1), mounted by uid %lu",
+		 (unsigned long)in->uid);
+	return NULL;
+}
+
+void owner_decide(const struct owner_input *in, struct owner_decision *d)
+{
+	const char *stay;
+
+	memset(d, 0, sizeof(*d));
+	stay = decide(in, d);
+	if (!stay && !in->kernel_support) {
+		d->kernel_missing = true;	/* H6: the caller says so once */
+		stay = "the kernel does not support uid=/gid= for this filesystem";
 	}
-	if (!in->kernel_support) {
-		d->kernel_missing = true;
-		{
-		leave(d, "the kernel does not support uid=/gid= for this filesystem");
-		return;
+	if (stay) {
+		d->action = OWNER_LEAVE;
+		snprintf(d->why, sizeof(d->why), "%s", stay);
+	} else {
+		d->action = OWNER_ADD;
 	}
-	}
-	d->action = OWNER_ADD;
 }
 
 /* append NAME[=VALUE] to *opts and to the list of what was added */

@@ -237,6 +237,11 @@ static int t_root_default_owner(char *why)
 	      count_opt(out, "gid=1600") == 1 && count_opt(out, "nosuid") == 1 &&
 	      count_opt(out, "nodev") == 1, "default owner not applied: '%s'", out);
 	free(out);
+	in.options = "";	/* root gave no options at all */
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(strcmp(out, "uid=1500,gid=1600,nosuid,nodev") == 0,
+	      "empty options became '%s'", out);
+	free(out);
 	return 0;
 }
 
