@@ -92,8 +92,7 @@ suite_override() {
 	$VMTOOL runas $ALICE $ALICE sh -c "echo alice > '$m/by_alice' && mkdir '$m/dir/alice_dir'" 2>/dev/null
 	check "$l.K5.owner_creates_in_root" "owner of by_alice" "$ALICE:$ALICE" "$(owner "$m/by_alice")"
 	check "$l.K5.owner_creates_in_subdir" "owner of dir/alice_dir" "$ALICE:$ALICE" "$(owner "$m/dir/alice_dir")"
-	echo "$l by_alice $ALICE $ALICE" >>"$EXP"
-	echo "$l dir/alice_dir $ALICE $ALICE" >>"$EXP"
+	printf '%s\n' "$l by_alice $ALICE $ALICE" "$l dir/alice_dir $ALICE $ALICE" >>"$EXP"
 
 	# K2: every kind of new inode, created by root, shows and is written as 1000.
 	echo new >"$m/new_file"
@@ -182,8 +181,7 @@ suite_split_ids() {
 	mkdir "$m/split_dir"
 	check "$l.K2.split_shown_owner" "owner of split_file" 2000:2001 "$(owner "$m/split_file")"
 	check "$l.K1.split_old_shown_owner" "owner of file" 2000:2001 "$(owner "$m/file")"
-	echo "$l split_file 3000 3001" >>"$EXP"
-	echo "$l split_dir 3000 3001" >>"$EXP"
+	printf '%s\n' "$l split_file 3000 3001" "$l split_dir 3000 3001" >>"$EXP"
 	umount "$m"
 
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=0,gid=0")
@@ -263,9 +261,7 @@ suite_plain() {
 	$VMTOOL runas 1234 1234 sh -c "echo 1234 >> '$m/secret'; echo x > '$m/plain_dir/x'" 2>/dev/null
 	r=$($VMTOOL chown "$m/file" 4321 4322)
 	check "$l.K11.plain_chown_works" "chown file 4321:4322" OK "$r"
-	echo "$l plain_root 0 0" >>"$EXP"
-	echo "$l plain_dir/x 1234 1234" >>"$EXP"
-	echo "$l file 4321 4322" >>"$EXP"
+	printf '%s\n' "$l plain_root 0 0" "$l plain_dir/x 1234 1234" "$l file 4321 4322" >>"$EXP"
 	umount "$m"
 	if [ "$MODE" = unpatched ]; then
 		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
