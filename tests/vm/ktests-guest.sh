@@ -3,15 +3,17 @@
 # In-guest kernel tests for the uid=/gid= mount options (K1-K13 of
 # shared/design/semantics.md), run by busybox ash inside the test VM.
 #
-#   ktests-guest.sh OUTDIR MODE LABEL:DEVICE:FSTYPE...
+#   ktests-guest.sh OUTDIR MODE LABEL:DEVICE:FSTYPE:SUITE[+SUITE...]...
 #
-# MODE is "patched" or "unpatched". Every image holds the tree made by
+# MODE is "patched" or "unpatched"; SUITE names a suite_* function below
+# (suites are joined with "+" because the VM harness splits its guest
+# arguments at commas). Every image holds the tree made by
 # tools/vm/mkimages.sh (files owned by 1234:1234, /high owned by 70000).
 # Writes to OUTDIR:
 #   results   one line per test: "PASS name" or "FAIL name: why"
 #   expect    "LABEL PATH UID GID" owners the host must find on disk
 #   dmesg     the kernel messages, chunk by chunk with the test they follow
-# Host-side truth (debugfs, e2fsck) is checked by tests/vm/ktests-host.sh.
+# Host-side truth (debugfs, e2fsck) is checked by tests/vm/run-ktests.sh.
 set -u
 
 OUT=$1
@@ -60,7 +62,7 @@ k10_feature() {
 }
 
 # The tree every image starts with (tools/vm/mkimages.sh).
-OLD_PATHS=". file secret dir dir/inner link chardev fifo high lost+found"
+OLD_PATHS=". file secret dir dir/inner link chardev fifo socket high lost+found"
 
 # K1, K5, K6, K2, K3, K4, K7, K13 on one mount with uid=1000,gid=1000.
 suite_override() {
@@ -277,7 +279,7 @@ for spec in "$@"; do
 $spec
 EOF
 	mkdir -p "/mnt/$label" "/mnt/$label.2"
-	for s in $(echo "$suites" | tr ',' ' '); do
+	for s in $(echo "$suites" | tr '+' ' '); do
 		"suite_$s" "$label" "$dev" "$fstype"
 	done
 done

@@ -4,7 +4,7 @@
 # "PASS name" or "FAIL name: why" line.
 
 # The tree tools/vm/mkimages.sh puts on every image.
-ONDISK_OLD_PATHS=(/ /file /secret /dir /dir/inner /link /chardev /fifo /high /lost+found)
+ONDISK_OLD_PATHS=(/ /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found)
 
 # "TYPE MODE UID GID SIZE LINKS" of an inode given as /path or <ino>.
 ondisk_info() {

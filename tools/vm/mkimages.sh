@@ -18,6 +18,7 @@
 #   /link       1234:1234       symlink -> file
 #   /chardev    0644 1234:1234  character device 1,3
 #   /fifo       0644 1234:1234  fifo
+#   /socket     0755 1234:1234  unix socket
 #   /high       0644 70000:70000 "extown high\n" (ids above 16 bits)
 #   /lost+found as mke2fs makes it
 # The images are the pristine copies: tests should copy them
@@ -47,13 +48,15 @@ ln -s file "$stage/link"
 mknod "$stage/chardev" c 1 3
 chmod 0644 "$stage/chardev"
 mkfifo -m 0644 "$stage/fifo"
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$stage/socket"
+chmod 0755 "$stage/socket"
 printf 'extown high\n' >"$stage/high"
 chown -h 1234:1234 "$stage/file" "$stage/secret" "$stage/dir" "$stage/dir/inner" \
-	"$stage/link" "$stage/chardev" "$stage/fifo"
+	"$stage/link" "$stage/chardev" "$stage/fifo" "$stage/socket"
 chown 70000:70000 "$stage/high"
 touch -h -d '2020-01-01 00:00:00 UTC' "$stage"/* "$stage/dir/inner"
 
-paths=(/ /file /secret /dir /dir/inner /link /chardev /fifo /high /lost+found)
+paths=(/ /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found)
 
 manifest() { # IMG
 	local img=$1 p

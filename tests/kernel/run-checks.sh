@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Static checks of the kernel series (issue 2's "done when"):
+#   - git am of kernel-patches/series onto the base source succeeds, in a
+#     fresh checkout, and leaves one commit per patch;
+#   - scripts/checkpatch.pl --strict: no errors, and no warning or check
+#     other than the ones the cover letter justifies (listed below);
+#   - W=1 builds of fs/ext4 and fs/ext2: no warning the unpatched tree
+#     does not have.
+#
+#   tests/kernel/run-checks.sh
+#
+# Prints "PASS name" / "FAIL name: why" lines; exit 1 only when the
+# harness itself broke. Uses the source checkout of
+# tools/kernel/build-kernel.sh (${EXTOWN_CACHE:-/var/cache/extown}/src).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cache=${EXTOWN_CACHE:-/var/cache/extown}
+src=$cache/src
+patchdir=$top/kernel-patches
+work=$(mktemp -d "${TMPDIR:-/tmp}/extown-kchecks.XXXXXX")
+cleanup() {
+	git -C "$src" worktree remove --force "$work/am" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+harness_fail() {
+	echo "FAIL kernel.checks.harness: $*"
+	exit 1
+}
+
+# What checkpatch may still say, "PATCH TYPE: message" as printed with
+# --show-types --terse, each explained in kernel-patches/0000-cover-letter.patch.
+justified() {
+	cat <<'EOF'
+0001 CAMELCASE: Avoid CamelCase: <Opt_uid>
+0001 CAMELCASE: Avoid CamelCase: <Opt_gid>
+0001 BIT_MACRO: Prefer using the BIT macro
+0001 SPACING: space prohibited between function name and open parenthesis '('
+0002 CAMELCASE: Avoid CamelCase: <Opt_uid>
+0002 CAMELCASE: Avoid CamelCase: <Opt_gid>
+EOF
+}
+
+mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series")
+[ ${#patches[@]} -gt 0 ] || harness_fail "kernel-patches/series is empty"
+# The source checkout (with tag "base") comes from the first build.
+"$top/tools/kernel/build-kernel.sh" unpatched >/dev/null || harness_fail "build-kernel.sh unpatched failed"
+git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null || harness_fail "$src has no tag base"
+
+# --- git am in a fresh checkout of the base --------------------------------
+# Only the paths the series touches are checked out (sparse), which is
+# all git am needs.
+mapfile -t touched < <(for p in "${patches[@]}"; do
+	sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "$patchdir/$p"
+done | sort -u)
+git -C "$src" worktree add -q --no-checkout --detach "$work/am" base
+git -C "$work/am" sparse-checkout set --no-cone "${touched[@]/#//}" >/dev/null
+git -C "$work/am" checkout -q base
+am_rc=0
+am_out=$(git -C "$work/am" -c user.name=extown-test -c user.email=test@extown.invalid \
+	am -q --keep-cr "${patches[@]/#/$patchdir/}" 2>&1) || am_rc=$?
+if [ "$am_rc" -eq 0 ]; then
+	echo "PASS kernel.series.git_am_applies"
+else
+	echo "FAIL kernel.series.git_am_applies: $(head -n 3 <<<"$am_out" | tr '\n' ' ')"
+	git -C "$work/am" am --abort >/dev/null 2>&1 || true
+fi
+n=$(git -C "$work/am" rev-list --count base..HEAD)
+if [ "$n" -eq ${#patches[@]} ]; then
+	echo "PASS kernel.series.one_commit_per_patch"
+else
+	echo "FAIL kernel.series.one_commit_per_patch: ${#patches[@]} patches, $n commits"
+fi
+# Each patch touches one filesystem (plus its documentation).
+for p in "${patches[@]}"; do
+	dirs=$(sed -n 's#^diff --git a/\(fs/[^/]*\)/.*#\1#p' "$patchdir/$p" | sort -u | tr '\n' ' ')
+	if [ "$(wc -w <<<"$dirs")" -eq 1 ]; then
+		echo "PASS kernel.series.${p%%-*}_one_filesystem"
+	else
+		echo "FAIL kernel.series.${p%%-*}_one_filesystem: touches $dirs"
+	fi
+done
+
+# --- checkpatch --strict -------------------------------------------------------
+justified >"$work/justified"
+for p in "${patches[@]}"; do
+	num=${p%%-*}
+	out=$(cd "$src" && perl scripts/checkpatch.pl --strict --show-types --terse --no-summary \
+		"$patchdir/$p" 2>&1) || true
+	# "FILE:LINE: SEVERITY:TYPE: message" -> "NUM TYPE: message"
+	sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\): \(.*\)$/\1 \2: \3/p' <<<"$out" >"$work/cp.$num"
+	errors=$(grep -c '^ERROR ' "$work/cp.$num" || true)
+	if [ "$errors" -eq 0 ]; then
+		echo "PASS kernel.checkpatch.${num}_no_errors"
+	else
+		echo "FAIL kernel.checkpatch.${num}_no_errors: $(grep '^ERROR ' "$work/cp.$num" | head -n 3 | tr '\n' ' ')"
+	fi
+	unexplained=$(cut -d' ' -f2- "$work/cp.$num" | sed "s/^/$num /" | sort -u |
+		grep -vxF -f "$work/justified" || true)
+	if [ -z "$unexplained" ]; then
+		echo "PASS kernel.checkpatch.${num}_only_justified_reports"
+	else
+		echo "FAIL kernel.checkpatch.${num}_only_justified_reports: $(head -n 3 <<<"$unexplained" | tr '\n' ' ')"
+	fi
+	grep -c . "$work/cp.$num" | sed "s/^/kernel checks: checkpatch $num reports: /" >&2 || true
+done
+# Every report left must be explained in the cover letter, quoted as
+# checkpatch prints it.
+cover=$patchdir/0000-cover-letter.patch
+unquoted=$(cat "$work"/cp.* | cut -d' ' -f3- | sort -u | while read -r msg; do
+	grep -qF -- "$msg" "$cover" 2>/dev/null || echo "$msg"
+done)
+if [ -f "$cover" ] && [ -z "$unquoted" ]; then
+	echo "PASS kernel.series.cover_letter_explains_checkpatch_reports"
+else
+	echo "FAIL kernel.series.cover_letter_explains_checkpatch_reports: ${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
+fi
+
+# --- W=1 ------------------------------------------------------------------------
+w1=()
+for v in unpatched patched; do
+	f=$("$top/tools/kernel/build-kernel.sh" --w1 "$v" | tail -n 1) ||
+		harness_fail "build-kernel.sh --w1 $v failed"
+	w1+=("${f%.txt}.nolines.txt")
+done
+new=$(comm -13 "${w1[0]}" "${w1[1]}")
+if [ -z "$new" ]; then
+	echo "PASS kernel.w1.no_new_warnings_fs_ext4_ext2"
+else
+	echo "FAIL kernel.w1.no_new_warnings_fs_ext4_ext2: $(head -n 3 <<<"$new" | tr '\n' ' ')"
+fi

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# The kernel tests (K1-K13 of shared/design/semantics.md) on real kernels:
+# builds the patched, the patched-with-ext4-for-ext2 and the unpatched
+# kernel, boots each in qemu with copies of the test images, runs
+# tests/vm/ktests-guest.sh inside, then checks the images on the host
+# with debugfs and e2fsck after the VM has stopped.
+#
+#   tests/vm/run-ktests.sh
+#
+# Prints one "PASS name" / "FAIL name: why" line per test, named
+# KERNEL/LABEL.Kn.what. Exit status 0 whatever the tests say, 1 only when
+# the harness itself broke (that is reported as a FAIL line too).
+# EXTOWN_KEEP=1 keeps the work directory (images, VM logs) for a look.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/vm/ondisk.sh
+. "$top/tests/vm/ondisk.sh"
+work=$(mktemp -d "${TMPDIR:-/tmp}/extown-ktests.XXXXXX")
+cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+log() { echo "run-ktests: $*" >&2; }
+harness_fail() {
+	echo "FAIL ktests.harness: $*"
+	exit 1
+}
+# The paths every K11 comparison looks at: the initial tree and what
+# suite_plain adds to it.
+plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)
+
+# --- kernels, tool, images, initramfs ---------------------------------
+declare -A kernel
+for v in patched patched-ext4-for-ext2 unpatched; do
+	s=$SECONDS
+	if ! kernel[$v]=$("$top/tools/kernel/build-kernel.sh" "$v" | tail -n 1); then
+		harness_fail "tools/kernel/build-kernel.sh $v failed (see its messages above)"
+	fi
+	log "kernel $v: ${kernel[$v]} ($((SECONDS - s)) s)"
+done
+
+gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/vmtool" "$top/tests/vm/vmtool.c" ||
+	harness_fail "cannot build tests/vm/vmtool.c"
+"$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
+"$top/tools/vm/mkinitramfs.sh" --file "$work/vmtool" "$work/initramfs.cpio.gz" \
+	"$top/tests/vm/ktests-guest.sh" >/dev/null || harness_fail "tools/vm/mkinitramfs.sh failed"
+
+# --- one VM run -------------------------------------------------------
+# run_vm KERNEL MODE "LABEL:IMAGE:FSTYPE:SUITES"...
+# Copies IMAGE.img to $work/KERNEL/LABEL.img, attaches the copies as
+# vdb, vdc, ... in order and passes LABEL:/dev/vdX:FSTYPE:SUITES to the
+# guest. Prints the guest's results prefixed with KERNEL/.
+run_vm() {
+	local k=$1 mode=$2 spec label image fstype suites letter=b rc=0
+	local dir=$work/$k disks=() args=""
+	shift 2
+	mkdir -p "$dir"
+	for spec in "$@"; do
+		IFS=: read -r label image fstype suites <<<"$spec"
+		cp --sparse=always "$work/images/$image.img" "$dir/$label.img"
+		disks+=("$dir/$label.img")
+		args+="${args:+,}$label:/dev/vd$letter:$fstype:$suites"
+		letter=$(tr 'a-y' 'b-z' <<<"$letter")
+	done
+	"$top/tools/vm/run-vm.sh" --out "$dir/vm" --args "$mode,$args" \
+		"${kernel[$k]}" "$work/initramfs.cpio.gz" "${disks[@]}" 600 >/dev/null || rc=$?
+	local g=$dir/vm/guest/ktests-guest
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL $k.guest_ran: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 0
+	fi
+	sed -n "s#^\(PASS\|FAIL\|SKIP\) #\1 $k/#p" "$g/results"
+	if [ "$rc" -eq 0 ] && [ -f "$dir/vm/guest/DONE" ] && [ "$(cat "$g/rc")" = 0 ]; then
+		echo "PASS $k.guest_finished"
+	else
+		echo "FAIL $k.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
+	fi
+	# Refusals print errors, but nothing may oops, warn or report a
+	# corrupt filesystem.
+	local bad
+	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|EXT4-fs error|EXT2-fs \([a-z0-9]+\): error:' \
+		"$dir/vm/guest/dmesg" "$g/dmesg" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
+	if [ -z "$bad" ]; then
+		echo "PASS $k.dmesg_clean"
+	else
+		echo "FAIL $k.dmesg_clean: $bad"
+	fi
+}
+
+# --- host-side checks of one image -------------------------------------
+# check_image KERNEL LABEL IMAGE [preserved]
+check_image() {
+	local k=$1 label=$2 image=$3 img=$work/$1/$2.img
+	local expect=$work/$k/vm/guest/ktests-guest/expect
+	if [ "${4:-}" = preserved ]; then
+		ondisk_check_preserved "$k/$label" "$img" \
+			<(cut -d' ' -f1-4 "$work/images/$image.img.manifest")
+	fi
+	if [ -f "$expect" ]; then
+		sed "s#^$label #$k/$label #" "$expect" >"$work/$k/$label.expect"
+		ondisk_check_expected "$k/$label" "$img" "$work/$k/$label.expect"
+	else
+		echo "FAIL $k/$label.K2.disk_owner: the guest wrote no expect file"
+	fi
+	ondisk_check_fsck "$k/$label" "$img"
+}
+
+# --- the runs ------------------------------------------------------------
+all="override+split_ids+bad_values+quota"
+log "VM: patched kernel (ext4, ext3, ext2 driver)"
+run_vm patched patched \
+	"ext4:ext4:ext4:$all" \
+	"ext3:ext3:ext3:$all" \
+	"ext2:ext2:ext2:$all" \
+	"quota:ext4-quota:ext4:quota_feature" \
+	"plain4:ext4:ext4:plain" \
+	"plain2:ext2:ext2:plain"
+for l in ext4 ext3 ext2; do
+	check_image patched "$l" "$l" preserved
+done
+check_image patched quota ext4-quota preserved
+check_image patched plain4 ext4
+check_image patched plain2 ext2
+
+log "VM: patched kernel with ext4 serving ext2 (Debian's configuration)"
+run_vm patched-ext4-for-ext2 patched \
+	"ext2e4:ext2:ext2:override+split_ids+bad_values+quota" \
+	"plain2:ext2:ext2:plain"
+check_image patched-ext4-for-ext2 ext2e4 ext2 preserved
+check_image patched-ext4-for-ext2 plain2 ext2
+
+log "VM: unpatched kernel"
+run_vm unpatched unpatched \
+	"plain4:ext4:ext4:plain" \
+	"plain2:ext2:ext2:plain"
+check_image unpatched plain4 ext4
+check_image unpatched plain2 ext2
+
+# K11: no options, same workload -> same inodes on disk with and without
+# the patches.
+for l in plain4 plain2; do
+	ondisk_compare "patched-vs-unpatched/$l" "$work/patched/$l.img" "$work/unpatched/$l.img" \
+		"${plain_paths[@]}"
+done
+
+if [ -n "${EXTOWN_KEEP:-}" ]; then
+	log "work directory kept: $work"
+fi
