@@ -6,17 +6,21 @@
 # The tree tools/vm/mkimages.sh puts on every image.
 ONDISK_OLD_PATHS=(/ /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found)
 
-# "TYPE MODE UID GID SIZE LINKS" of an inode given as /path or <ino>.
+# "TYPE MODE UID GID SIZE LINKS FLAGS BLOCKCOUNT" of an inode given as
+# /path or <ino>.
 ondisk_info() {
 	local img=$1 spec=$2
 	debugfs -R "stat $spec" "$img" 2>/dev/null | awk '
 		/^Inode:/ {
-			for (i = 1; i < NF; i++) if ($i == "Mode:") mode = $(i + 1)
+			for (i = 1; i < NF; i++) {
+				if ($i == "Mode:") mode = $(i + 1)
+				if ($i == "Flags:") flags = $(i + 1)
+			}
 			type = $4 ($5 == "Mode:" ? "" : "_" $5)
 		}
 		/^User:/ { uid = $2; gid = $4; size = $NF }
-		/^Links:/ { links = $2 }
-		END { if (uid != "") print type, mode, uid, gid, size, links }'
+		/^Links:/ { links = $2; blocks = $4 }
+		END { if (uid != "") print type, mode, uid, gid, size, links, flags, blocks }'
 }
 
 # "PATH INO UID GID" for every path of the initial tree.
@@ -76,7 +80,7 @@ ondisk_check_fsck() {
 }
 
 # K11: the same workload without options leaves the same inodes, owners,
-# modes, sizes and link counts on the patched and the unpatched kernel.
+# modes, sizes, link counts, flags and block counts on the patched and the unpatched kernel.
 ondisk_compare() {
 	local label=$1 a=$2 b=$3 p ia ib diffs=""
 	shift 3
