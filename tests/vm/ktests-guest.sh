@@ -258,7 +258,7 @@ suite_plain() {
 	check "$l.K11.plain_shows_disk_owner" "owner of file" 1234:1234 "$(owner "$m/file")"
 	check "$l.K11.plain_shows_high_owner" "owner of high" 70000:70000 "$(owner "$m/high")"
 	echo plain >"$m/plain_root"
-	mkdir "$m/plain_dir"
+	mkdir -m 1777 "$m/plain_dir"
 	$VMTOOL runas $ALICE $ALICE $VMTOOL access "$m/secret" r >/dev/null
 	$VMTOOL runas 1234 1234 sh -c "echo 1234 >> '$m/secret'; echo x > '$m/plain_dir/x'" 2>/dev/null
 	r=$($VMTOOL chown "$m/file" 4321 4322)
