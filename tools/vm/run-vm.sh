@@ -22,6 +22,9 @@
 #   --monitor SOCK   QEMU monitor on unix socket SOCK, plus a qemu-xhci USB
 #                    controller (id xhci) for hot-plugging sticks with
 #                    drive_add / device_add usb-storage,bus=xhci.0,...
+#   --pidfile FILE   qemu writes its own pid to FILE (qemu -pidfile), for
+#                    tests that kill it from outside (tests/reliability
+#                    power cut: SIGKILL; run-vm then exits 1, "qemu killed")
 #
 # Results directory (its path is the last line printed on stdout):
 #   serial.log        the guest's serial console
@@ -52,7 +55,7 @@ die() {
 	exit 1
 }
 
-outdir='' guest_args='' append='' memory=1024 monitor=
+outdir='' guest_args='' append='' memory=1024 monitor='' pidfile=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) outdir=$2; shift 2 ;;
@@ -60,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--append) append=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
 	--monitor) monitor=$2; shift 2 ;;
+	--pidfile) pidfile=$2; shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -125,6 +129,7 @@ qemu=(qemu-system-x86_64 -accel "$accel_opt" -smp 2 -m "$memory"
 if [ -n "$monitor" ]; then
 	qemu+=(-monitor "unix:$monitor,server=on,wait=off" -device "qemu-xhci,id=xhci")
 fi
+[ -z "$pidfile" ] || qemu+=(-pidfile "$pidfile")
 printf '%q ' "${qemu[@]}" >"$outdir/qemu.cmdline"
 echo >>"$outdir/qemu.cmdline"
 

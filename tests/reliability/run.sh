@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# Reliability tests of the uid=N:M override on real kernels (issue 5):
+#
+# 1. random_ops: tests/reliability/randops.c (fixed seed) runs in the busybox
+#    test VM on a uid=1000:3000,gid=1000:3001 mount of each test image
+#    (tools/vm/mkimages.sh: files of 1234:1234, one of 70000:70000); it
+#    creates, writes, truncates, renames, links, unlinks, chmods, tries
+#    chown (EPERM expected for every other id, as the user and as root),
+#    sets xattrs, makes and removes directories and fsyncs, checking every
+#    result against its own model. Then on the host: e2fsck -fn clean, every
+#    inode of the image's manifest still in use with its on-disk uid/gid,
+#    every other in-use inode (bitmap, via debugfs) owned 3000:3001 on disk.
+#    ext4, ext3 and ext2 (fs/ext2 driver) on the `patched` kernel; ext2
+#    served by the ext4 driver on `patched-ext4-for-ext2`.
+# 2. powercut: the same workload without end on ext4; after a random delay
+#    (seeded) the host SIGKILLs qemu; a second boot mounts the image with
+#    the same options (journal replay) and unmounts it; then the host
+#    checks as above.
+#
+#   tests/reliability/run.sh
+#
+# Environment (docs/reliability.md):
+#   EXTOWN_RELIABILITY_OPS      operations per image in random_ops (10000)
+#   EXTOWN_RELIABILITY_SEED     base seed (20261203); powercut iteration i
+#                               uses SEED+i for the workload and the delay
+#   EXTOWN_POWERCUT_ITERATIONS  power-cut iterations (3; the full run: 20)
+#   EXTOWN_POWERCUT_MAX_DELAY   the kill comes 0.5..this many seconds after
+#                               the workload started (6)
+#   EXTOWN_KEEP=1               keep the work directory
+#
+# stdout: one "PASS name" / "FAIL name: why" / "SKIP name: why" per test;
+# everything else on stderr. Exit 0 whatever the tests say, 1 when the
+# harness broke (also reported as "FAIL reliability.harness: why").
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/reliability/ondisk.sh
+. "$top/tests/reliability/ondisk.sh"
+
+ops=${EXTOWN_RELIABILITY_OPS:-10000}
+seed=${EXTOWN_RELIABILITY_SEED:-20261203}
+iterations=${EXTOWN_POWERCUT_ITERATIONS:-3}
+max_delay=${EXTOWN_POWERCUT_MAX_DELAY:-6}
+for v in "$ops" "$seed" "$iterations" "$max_delay"; do
+	case $v in '' | *[!0-9]*)
+		echo "FAIL reliability.harness: EXTOWN_RELIABILITY_* / EXTOWN_POWERCUT_* must be numbers, got '$v'"
+		exit 1
+		;;
+	esac
+done
+# On disk, new inodes must carry M of uid=1000:3000,gid=1000:3001.
+NEW_UID=3000 NEW_GID=3001
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/extown-reliability.XXXXXX")
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; fi; }
+trap cleanup EXIT
+
+log() { echo "reliability: $*" >&2; }
+harness_fail() {
+	echo "FAIL reliability.harness: $*"
+	exit 1
+}
+
+# --- kernels, workload program, images, initramfs -----------------------
+declare -A kernel
+for v in patched patched-ext4-for-ext2; do
+	kernel[$v]=$("$top/tools/kernel/build-kernel.sh" "$v" | tail -n 1) ||
+		harness_fail "tools/kernel/build-kernel.sh $v failed (see its messages)"
+	[ -f "${kernel[$v]}" ] || harness_fail "build-kernel.sh $v gave no bzImage"
+done
+gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/randops" \
+	"$top/tests/reliability/randops.c" || harness_fail "cannot build tests/reliability/randops.c"
+"$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
+"$top/tools/vm/mkinitramfs.sh" --file "$work/randops" "$work/initramfs.cpio.gz" \
+	"$top/tests/reliability/guest.sh" >/dev/null || harness_fail "tools/vm/mkinitramfs.sh failed"
+
+# Kernel messages that mean corruption or a kernel bug.
+dmesg_check() { # NAME DMESG_FILE
+	local bad
+	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|EXT4-fs error|EXT2-fs \([a-z0-9]+\): error:|JBD2: .*error' \
+		"$2" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
+	if [ -z "$bad" ]; then
+		echo "PASS $1.dmesg_clean"
+	else
+		echo "FAIL $1.dmesg_clean: $bad"
+	fi
+}
+
+# --- 1. random operations -------------------------------------------------
+# random_ops KERNEL "LABEL:IMAGE:FSTYPE"...
+random_ops() {
+	local k=$1 spec label image fstype letter=b rc=0 args="run" disks=() specs=("${@:2}")
+	local dir=$work/ops-$k
+	mkdir -p "$dir"
+	for spec in "${specs[@]}"; do
+		IFS=: read -r label image fstype <<<"$spec"
+		cp --sparse=always "$work/images/$image.img" "$dir/$label.img"
+		disks+=("$dir/$label.img")
+		args+=",$label:/dev/vd$letter:$fstype:$seed:$ops"
+		letter=$(tr 'a-y' 'b-z' <<<"$letter")
+	done
+	log "random_ops on $k: ${specs[*]}, $ops operations each, seed $seed"
+	"$top/tools/vm/run-vm.sh" --out "$dir/vm" --args "$args" \
+		"${kernel[$k]}" "$work/initramfs.cpio.gz" "${disks[@]}" 900 >/dev/null || rc=$?
+	local g=$dir/vm/guest/guest
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL reliability.random_ops.$k.guest_ran: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 0
+	fi
+	cat "$g/results"
+	dmesg_check "reliability.random_ops.$k" "$dir/vm/guest/dmesg"
+	for spec in "${specs[@]}"; do
+		IFS=: read -r label image fstype <<<"$spec"
+		if [ -f "$g/$label.out" ]; then
+			log "$label: $(tr '\n' ' ' <"$g/$label.out")"
+		fi
+		rel_check_image "reliability.$label.random_ops" "$dir/$label.img" \
+			"$work/images/$image.img.manifest" "$NEW_UID" "$NEW_GID" 1
+	done
+	log "random_ops on $k took $(cat "$dir/vm/boot-seconds" 2>/dev/null) s of VM time"
+}
+
+random_ops patched ext4:ext4:ext4 ext3:ext3:ext3 ext2:ext2:ext2
+random_ops patched-ext4-for-ext2 ext2_by_ext4:ext2:ext2
+
+# --- 2. power cut -----------------------------------------------------------
+# A deterministic delay in milliseconds for iteration I: 500..MAX_DELAY*1000.
+delay_ms() {
+	awk -v s="$1" -v max="$max_delay" 'BEGIN { srand(s); printf "%d", 500 + rand() * (max * 1000 - 500) }'
+}
+
+powercut() { # ITERATION
+	local i=$1 s=$((seed + $1)) name="reliability.powercut.ext4.iter$1"
+	local dir=$work/powercut/$1 img pid qpid waited=0 rc=0 ms recovery
+	mkdir -p "$dir"
+	img=$dir/ext4.img
+	cp --sparse=always "$work/images/ext4.img" "$img"
+	ms=$(delay_ms "$s")
+	"$top/tools/vm/run-vm.sh" --out "$dir/vm1" --pidfile "$dir/qemu.pid" \
+		--args "powercut,pc:/dev/vdb:ext4:$s:0" \
+		"${kernel[patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm1.err" &
+	pid=$!
+	# Wait for the workload to start (a line on the serial console).
+	until grep -q EXTOWN-RANDOPS-START "$dir/vm1/serial.log" 2>/dev/null; do
+		if ! kill -0 "$pid" 2>/dev/null || [ "$waited" -ge 1200 ]; then
+			break
+		fi
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	if ! grep -q EXTOWN-RANDOPS-START "$dir/vm1/serial.log" 2>/dev/null; then
+		kill -KILL "$(cat "$dir/qemu.pid" 2>/dev/null)" 2>/dev/null || true
+		wait "$pid" || true
+		echo "FAIL $name.killed_mid_workload: the workload never started; serial log ends: $(tail -n 5 "$dir/vm1/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 0
+	fi
+	sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
+	qpid=$(cat "$dir/qemu.pid" 2>/dev/null || true)
+	if [ -n "$qpid" ] && kill -KILL "$qpid" 2>/dev/null; then
+		wait "$pid" || rc=$?
+		if [ -e "$dir/vm1/guest/DONE" ]; then
+			echo "FAIL $name.killed_mid_workload: the guest had finished before the kill"
+		else
+			echo "PASS $name.killed_mid_workload"
+		fi
+	else
+		wait "$pid" || rc=$?
+		echo "FAIL $name.killed_mid_workload: qemu was gone before the kill at ${ms} ms (run-vm status $rc)"
+		return 0
+	fi
+	recovery=no
+	if dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*needs_recovery'; then
+		recovery=yes
+	fi
+	echo "$recovery" >"$dir/needs-recovery"
+	log "powercut $i: killed ${ms} ms after the workload started; journal needs recovery: $recovery"
+
+	# Second boot: mount (journal replay), look, unmount.
+	rc=0
+	"$top/tools/vm/run-vm.sh" --out "$dir/vm2" --args "replay,pc:/dev/vdb:ext4:0:0" \
+		"${kernel[patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm2.err" || rc=$?
+	local g=$dir/vm2/guest/guest
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL $name.replay_boot: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm2/serial.log" 2>/dev/null | tr '\n' ' ')"
+	else
+		sed "s/^\(PASS\|FAIL\|SKIP\) reliability\.pc\./\1 $name./" "$g/results"
+		dmesg_check "$name.replay" "$dir/vm2/guest/dmesg"
+	fi
+	rel_check_image "$name" "$img" "$work/images/ext4.img.manifest" "$NEW_UID" "$NEW_GID" 0
+}
+
+log "powercut: $iterations iteration(s), kill 0.5..$max_delay s into the workload"
+for ((i = 1; i <= iterations; i++)); do
+	powercut "$i"
+done
+if [ "$iterations" -gt 0 ]; then
+	log "powercut: journal needed recovery in $(cat "$work"/powercut/*/needs-recovery 2>/dev/null | grep -c yes || true) of $iterations iterations"
+fi
+
+if [ -n "${EXTOWN_KEEP:-}" ]; then
+	log "work directory kept: $work"
+fi
+exit 0
