@@ -67,6 +67,9 @@ patched-ext4-for-ext2)
 *) usage ;;
 esac
 
+# The Debian packages it needs (a no-op when they are installed).
+"$top/tools/install-deps.sh" >&2
+
 build=$cache/build/$variant
 out=$cache/out/$variant
 mkdir -p "$cache" "$build" "$out"
