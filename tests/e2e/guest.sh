@@ -1,0 +1,430 @@
+#!/usr/bin/env bash
+# The checks pass single-quoted expressions to eval on purpose:
+# shellcheck disable=SC2016
+# Runs INSIDE the Debian test guest (tests/e2e/run.sh boots it), as root,
+# from extown-e2e.service once udisksd and polkitd are on the bus.
+#
+# Kernel command line: extown.args=KERNEL (patched | unpatched), the label
+# used in test names. Protocol with the host:
+#   1. the guest prints "EXTOWN-E2E-PLUG" on ttyS0 when it is ready;
+#   2. the host hot-plugs the USB sticks through the QEMU monitor;
+#   3. the guest waits for them (by filesystem UUID) and runs the tests.
+# Sticks: ext4 (whole disk, UUID ...0004) and ext2 (partition 1 of a
+# partitioned disk, UUID ...0002) on usb-storage removable=on; /dev/vdc
+# holds a copy of the ext4 stick (UUID ...00f4) on virtio (internal).
+#
+# Writes /results/e2e/{results,log,rc,...} and hands /results to the host
+# (tools/vm/guest-write-results.sh on /dev/vda), then powers off. Each test
+# prints "PASS name" / "FAIL name: why" / "SKIP name: why" to results.
+set -uo pipefail
+
+out=/results/e2e
+mkdir -p "$out"
+exec >"$out/log" 2>&1
+results=$out/results
+: >"$results"
+
+kernel=unknown
+for w in $(</proc/cmdline); do
+	case $w in extown.args=*) kernel=${w#extown.args=} ;; esac
+done
+
+UUID_EXT4=6a6b0e00-0000-4000-8000-000000000004
+UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
+UUID_VIRTIO=6a6b0e00-0000-4000-8000-0000000000f4
+
+pass() { echo "PASS $1" >>"$results"; echo "PASS $1"; }
+fail() { echo "FAIL $1: $2" >>"$results"; echo "FAIL $1: $2"; }
+skip() { echo "SKIP $1: $2" >>"$results"; echo "SKIP $1: $2"; }
+# check NAME WHY-IF-FAILED CMD...
+check() {
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+note() { echo "== $*"; }
+as_alice() {
+	setpriv --reuid=1000 --regid=1000 --init-groups \
+		env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice LOGNAME=alice "$@"
+}
+prop() { # DEV NAME: value of a udev property, empty when unset
+	udevadm info -q property "$1" | sed -n "s/^$2=//p"
+}
+mount_line() { # DEV: its /proc/mounts line
+	awk -v d="$(readlink -f "$1")" '$1 == d' /proc/mounts
+}
+opt_in() { # OPT "LINE": OPT is one of the comma-separated options of LINE
+	local o
+	IFS=, read -r -a o <<<"$(awk '{ print $4 }' <<<"$2")"
+	printf '%s\n' "${o[@]}" | grep -qx -- "$1"
+}
+
+# wait_dev UUID: the device node once udev has processed it (bounded)
+wait_dev() {
+	for _ in $(seq 240); do
+		if [ -e "/dev/disk/by-uuid/$1" ]; then
+			udevadm settle -t 30
+			readlink -f "/dev/disk/by-uuid/$1"
+			return 0
+		fi
+		sleep 0.5
+	done
+	return 1
+}
+
+# owners DIR: "uid:gid path" of everything under DIR (as stat sees it)
+owners() { find "$1" -xdev -printf '%U:%G %P\n' | sort -k2; }
+
+# udisks_mount LABEL DEV: udisksctl mount -b DEV as alice; the mount
+# point on stdout. Output of udisksctl in $out/LABEL.udisksctl.
+udisks_mount() {
+	local label=$1 dev=$2
+	as_alice udisksctl mount --no-user-interaction -b "$dev" >"$out/$label.udisksctl" 2>&1 || {
+		echo "udisksctl mount: $(tr '\n' ' ' <"$out/$label.udisksctl")" >&2
+		return 1
+	}
+	findmnt -n -o TARGET --source "$dev" | head -n 1
+}
+
+# The acceptance story on one stick. STICK: ext4 | ext2, DEV its node.
+story() {
+	local fs=$1 dev=$2 mnt line bad
+	local t=e2e.U2.$fs
+	note "story $fs on $dev"
+	udevadm info -q property "$dev" >"$out/$fs.udev"
+	check "e2e.U1.$fs.usb_stick_tagged_removable" \
+		"EXTOWN_REMOVABLE='$(prop "$dev" EXTOWN_REMOVABLE)' (ID_BUS=$(prop "$dev" ID_BUS))" \
+		test "$(prop "$dev" EXTOWN_REMOVABLE)" = 1
+	local key
+	key=UDISKS_MOUNT_OPTIONS_${fs^^}
+	check "$t.udisks_options_from_udev" \
+		"${key}_DEFAULTS='$(prop "$dev" "${key}_DEFAULTS")' ${key}_ALLOW='$(prop "$dev" "${key}_ALLOW")'" \
+		test "$(prop "$dev" "${key}_DEFAULTS")" = 'errors=remount-ro,uid=$UID,gid=$GID' -a \
+		"$(prop "$dev" "${key}_ALLOW")" = 'errors=remount-ro,uid=$UID,gid=$GID'
+
+	# before: what root sees without any override (read-only, then gone)
+	mkdir -p /mnt/before
+	if mount -o ro "$dev" /mnt/before; then
+		ls -ln /mnt/before >"$out/$fs.ls-before"
+		umount /mnt/before
+	fi
+
+	# alice may not ask udisks for someone else's uid
+	if as_alice udisksctl mount --no-user-interaction -b "$dev" -o uid=0 >"$out/$fs.uid0" 2>&1; then
+		fail "$t.udisks_refuses_uid_0" "mounted: $(mount_line "$dev")"
+		umount "$dev"
+	elif [ -n "$(mount_line "$dev")" ]; then
+		fail "$t.udisks_refuses_uid_0" "refused, but mounted: $(mount_line "$dev")"
+		umount "$dev"
+	else
+		pass "$t.udisks_refuses_uid_0"
+	fi
+
+	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
+		fail "$t.udisksctl_mount_by_alice" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
+		for n in mount_has_uid_1000 ls_shows_uid_1000 alice_edits_0600_file alice_creates_file udisksctl_unmount_by_alice; do
+			skip "$t.$n" "not mounted"
+		done
+		return 0
+	fi
+	pass "$t.udisksctl_mount_by_alice"
+	line=$(mount_line "$dev")
+	echo "$line" >"$out/$fs.mounts"
+	ls -ln "$mnt" >"$out/$fs.ls-after"
+	ls -ln "$mnt/dir" >>"$out/$fs.ls-after"
+	note "mounted at $mnt: $line"
+	check "$t.udisksctl_mount_shows_uid_1000" "/proc/mounts: $line" \
+		eval 'opt_in uid=1000 "$line" && opt_in gid=1000 "$line" && opt_in nosuid "$line" && opt_in nodev "$line"'
+	owners "$mnt" >"$out/$fs.owners"
+	bad=$(grep -v '^1000:1000 ' "$out/$fs.owners" | head -n 3 | tr '\n' ';')
+	check "$t.ls_shows_uid_1000" "not 1000:1000: $bad" test -z "$bad"
+	check "$t.alice_reads_0600_file" "alice cannot read $mnt/secret" \
+		as_alice cat "$mnt/secret"
+	check "$t.alice_edits_0600_file" "alice cannot write $mnt/secret" \
+		as_alice sh -c 'echo "edited by alice" >>"$1"' sh "$mnt/secret"
+	check "$t.alice_creates_file" "alice cannot create $mnt/alice-new" \
+		as_alice sh -c 'echo "new by alice" >"$1" && mkdir "$2"' sh "$mnt/alice-new" "$mnt/alice-dir"
+	check "$t.new_file_stats_1000" "stat: $(stat -c %u:%g "$mnt/alice-new" 2>&1)" \
+		test "$(stat -c %u:%g "$mnt/alice-new" 2>/dev/null)" = 1000:1000
+	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
+		pass "$t.udisksctl_unmount_by_alice"
+	else
+		fail "$t.udisksctl_unmount_by_alice" "still mounted: $(mount_line "$dev")"
+		umount "$dev"
+	fi
+}
+
+# An administrator's /etc/udisks2/mount_options.conf next to our udev
+# properties: the generic [defaults] sets add up, an ext4_defaults of theirs
+# is replaced by ours on tagged devices (docs/udisks.md).
+admin_conf() {
+	local dev=$1 t=e2e.U2.ext4.admin_conf mnt line
+	mkdir -p /etc/udisks2
+	cat >/etc/udisks2/mount_options.conf <<-'EOF'
+		[defaults]
+		defaults=noatime
+		ext4_defaults=errors=remount-ro,commit=17
+		ext4_allow=errors=remount-ro,commit
+	EOF
+	if ! mnt=$(udisks_mount admin "$dev") || [ -z "$mnt" ]; then
+		fail "$t.generic_defaults_kept" "$(tr '\n' ' ' <"$out/admin.udisksctl")"
+		skip "$t.ext4_defaults_replaced" "not mounted"
+	else
+		line=$(mount_line "$dev")
+		echo "$line" >"$out/admin.mounts"
+		check "$t.generic_defaults_kept" "/proc/mounts: $line" \
+			eval 'opt_in noatime "$line" && opt_in uid=1000 "$line"'
+		check "$t.ext4_defaults_replaced" "/proc/mounts: $line" \
+			eval '! opt_in commit=17 "$line"'
+		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+	fi
+	rm -f /etc/udisks2/mount_options.conf
+}
+
+# Per-UUID opt-out: a local rule between 61-extown and 69-extown-udisks.
+opt_out() {
+	local dev=$1 uuid=$2 t=e2e.U1.ext2.uuid_opt_out mnt line
+	echo "ENV{ID_FS_UUID}==\"$uuid\", ENV{EXTOWN_REMOVABLE}=\"0\"" \
+		>/etc/udev/rules.d/65-extown-local.rules
+	udevadm control --reload
+	udevadm trigger --action=change --settle "$dev"
+	check "$t.property_cleared" "EXTOWN_REMOVABLE='$(prop "$dev" EXTOWN_REMOVABLE)'" \
+		test "$(prop "$dev" EXTOWN_REMOVABLE)" = 0 -a -z "$(prop "$dev" UDISKS_MOUNT_OPTIONS_EXT2_DEFAULTS)"
+	if ! mnt=$(udisks_mount optout "$dev") || [ -z "$mnt" ]; then
+		fail "$t.udisks_mount_without_uid" "$(tr '\n' ' ' <"$out/optout.udisksctl")"
+	else
+		line=$(mount_line "$dev")
+		check "$t.udisks_mount_without_uid" "/proc/mounts: $line" \
+			eval '! opt_in uid=1000 "$line" && test "$(stat -c %u "$mnt/file")" = 1234'
+		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+	fi
+	rm -f /etc/udev/rules.d/65-extown-local.rules
+	udevadm control --reload
+	udevadm trigger --action=change --settle "$dev"
+}
+
+# U3: the same stick content on virtio (internal) stays untouched.
+internal() {
+	local dev=$1 t=e2e.U3.virtio mnt line
+	udevadm info -q property "$dev" >"$out/virtio.udev"
+	check "$t.not_tagged" "EXTOWN_REMOVABLE='$(prop "$dev" EXTOWN_REMOVABLE)' UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS='$(prop "$dev" UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS)'" \
+		test -z "$(prop "$dev" EXTOWN_REMOVABLE)$(prop "$dev" UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS)"
+	if ! mnt=$(udisks_mount virtio "$dev") || [ -z "$mnt" ]; then
+		fail "$t.udisks_mount_unchanged" "$(tr '\n' ' ' <"$out/virtio.udisksctl")"
+	else
+		line=$(mount_line "$dev")
+		echo "$line" >"$out/virtio.mounts"
+		owners "$mnt" >"$out/virtio.owners"
+		check "$t.udisks_mount_unchanged" "/proc/mounts: $line; /file $(stat -c %u:%g "$mnt/file")" \
+			eval '! grep -q "uid=" <<<"$line" && test "$(stat -c %u:%g "$mnt/file")" = 1234:1234'
+		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+	fi
+	mkdir -p /mnt/virtio
+	if mount "$dev" /mnt/virtio; then
+		line=$(mount_line "$dev")
+		check "$t.root_mount_unchanged" "/proc/mounts: $line" \
+			eval '! grep -q "uid=" <<<"$line" && test "$(stat -c %u "/mnt/virtio/file")" = 1234'
+		umount /mnt/virtio
+	else
+		fail "$t.root_mount_unchanged" "mount $dev failed"
+	fi
+}
+
+# Unpatched kernel: the tag is there, udisks gets no uid= (the rule's K10
+# test), the stick mounts as before and shows its on-disk owners.
+unpatched() {
+	local fs=$1 dev=$2 mnt line key
+	local t=e2e.unpatched.$fs
+	key=UDISKS_MOUNT_OPTIONS_${fs^^}_DEFAULTS
+	udevadm info -q property "$dev" >"$out/$fs.udev"
+	check "$t.tagged_removable" "EXTOWN_REMOVABLE='$(prop "$dev" EXTOWN_REMOVABLE)'" \
+		test "$(prop "$dev" EXTOWN_REMOVABLE)" = 1
+	check "$t.no_udisks_uid_options" "$key='$(prop "$dev" "$key")'" \
+		test -z "$(prop "$dev" "$key")"
+	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
+		fail "$t.udisksctl_mount_still_works" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
+		return 0
+	fi
+	pass "$t.udisksctl_mount_still_works"
+	line=$(mount_line "$dev")
+	echo "$line" >"$out/$fs.mounts"
+	ls -ln "$mnt" >"$out/$fs.ls-after"
+	owners "$mnt" >"$out/$fs.owners"
+	echo "SEEN $fs: $line; /file owned $(stat -c %u:%g "$mnt/file"); $(grep -c . "$out/$fs.owners") paths" |
+		tee -a "$out/seen"
+	check "$t.shows_disk_owners" "/file $(stat -c %u:%g "$mnt/file")" \
+		test "$(stat -c %u:%g "$mnt/file")" = 1234:1234
+	as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+}
+
+# mount(8) from util-linux with fstab "user" entries, as root and as alice,
+# through the installed helper (H2-H4, H6). A logging wrapper in front of
+# the helper records the argv and ids mount(8) ran it with.
+helper_tests() {
+	local dev4=$1 devv=$2 k=$kernel line base err rc
+	local t=e2e.H
+	# wrapper: log argv and "Uid: real effective saved fs", exec the real
+	# (setuid) helper under its own name
+	mv /usr/sbin/mount.ext4 /usr/sbin/mount.ext4.real
+	cat >/usr/sbin/mount.ext4 <<-'EOF'
+		#!/bin/bash
+		{
+			printf 'argv:'; printf ' %s' "$0" "$@"; echo
+			grep -E '^(Uid|Gid):' /proc/$$/status | tr '\t' ' '
+		} >>/run/extown-helper-argv.log
+		exec -a "$0" /usr/sbin/mount.ext4.real "$@"
+	EOF
+	chmod 0755 /usr/sbin/mount.ext4
+	: >/run/extown-helper-argv.log
+	chmod 0666 /run/extown-helper-argv.log
+	mkdir -p /media/usb-ext4 /media/internal /mnt/base
+	cat >/etc/fstab <<-EOF
+		UUID=$UUID_EXT4 /media/usb-ext4 ext4 user,noauto 0 0
+		UUID=$UUID_VIRTIO /media/internal ext4 user,noauto,noatime 0 0
+	EOF
+
+	# H3 (patched) / H6 (unpatched): alice mounts the tagged stick
+	if err=$(as_alice mount /media/usb-ext4 2>&1); then
+		line=$(mount_line "$dev4")
+		echo "alice mount /media/usb-ext4: $line; stderr: $err" >>"$out/helper.seen"
+		if [ "$k" = patched ]; then
+			check "$t.H3.$k.alice_fstab_mount_gets_uid_1000" "/proc/mounts: $line" \
+				eval 'opt_in uid=1000 "$line" && opt_in gid=1000 "$line" && opt_in nosuid "$line" && opt_in nodev "$line"'
+			check "$t.H3.$k.alice_sees_files_as_hers" "/file $(stat -c %u:%g /media/usb-ext4/file)" \
+				test "$(stat -c %u:%g /media/usb-ext4/file)" = 1000:1000
+		else
+			check "$t.H6.$k.alice_fstab_mount_without_override" "/proc/mounts: $line" \
+				eval '! grep -q uid= <<<"$line" && test "$(stat -c %u /media/usb-ext4/file)" = 1234'
+			check "$t.H6.$k.helper_says_kernel_lacks_support" "stderr: $err" \
+				grep -q 'no uid=/gid= support' <<<"$err"
+		fi
+		if err=$(as_alice umount /media/usb-ext4 2>&1) && [ -z "$(mount_line "$dev4")" ]; then
+			pass "$t.H3.$k.alice_umounts"
+		else
+			fail "$t.H3.$k.alice_umounts" "$err"
+			umount "$dev4"
+		fi
+	else
+		fail "$t.H3.$k.alice_fstab_mount" "mount /media/usb-ext4 as alice: $err"
+	fi
+
+	# H4: alice asks for root's uid
+	rc=0
+	err=$(as_alice mount -o uid=0 /media/usb-ext4 2>&1) || rc=$?
+	echo "alice mount -o uid=0 /media/usb-ext4: status $rc: $err" >>"$out/helper.seen"
+	if [ "$rc" -ne 0 ] && [ -z "$(mount_line "$dev4")" ] && grep -q 'refused' <<<"$err"; then
+		pass "$t.H4.$k.alice_uid0_refused"
+	else
+		fail "$t.H4.$k.alice_uid0_refused" "status $rc, mounted '$(mount_line "$dev4")', stderr: $err"
+		umount "$dev4" 2>/dev/null
+	fi
+
+	# root mounts the tagged stick: no default-owner in the policy, untouched
+	if mount /media/usb-ext4; then
+		line=$(mount_line "$dev4")
+		check "$t.H3.$k.root_fstab_mount_untouched" "/proc/mounts: $line" \
+			eval '! grep -q uid= <<<"$line"'
+		umount /media/usb-ext4
+	else
+		fail "$t.H3.$k.root_fstab_mount_untouched" "mount /media/usb-ext4 as root failed"
+	fi
+
+	# H2: the internal disk, by alice through fstab and by root: exactly the
+	# options a direct mount without helper (mount -i) gets
+	if mount -i -o noexec,nosuid,nodev,noatime "$devv" /mnt/base; then
+		base=$(mount_line "$devv" | awk '{ print $4 }')
+		umount /mnt/base
+	fi
+	if err=$(as_alice mount /media/internal 2>&1); then
+		line=$(mount_line "$devv")
+		echo "alice mount /media/internal: $line (direct: $base)" >>"$out/helper.seen"
+		check "$t.H2.$k.alice_internal_exact_options" "helper: $(awk '{ print $4 }' <<<"$line"), direct: $base" \
+			test "$(awk '{ print $4 }' <<<"$line")" = "$base"
+		as_alice umount /media/internal || umount /media/internal
+	else
+		fail "$t.H2.$k.alice_internal_exact_options" "mount /media/internal as alice: $err"
+	fi
+	if mount -i -o ro,noatime "$devv" /mnt/base; then
+		base=$(mount_line "$devv" | awk '{ print $4 }')
+		umount /mnt/base
+	fi
+	if mount -o ro,noatime "$devv" /mnt/base; then
+		line=$(mount_line "$devv")
+		check "$t.H2.$k.root_internal_exact_options" "helper: $(awk '{ print $4 }' <<<"$line"), direct: $base" \
+			test "$(awk '{ print $4 }' <<<"$line")" = "$base"
+		umount /mnt/base
+	else
+		fail "$t.H2.$k.root_internal_exact_options" "mount -o ro,noatime $devv as root failed"
+	fi
+
+	check "$t.H1.$k.helper_was_run" "the wrapper logged nothing" \
+		grep -q '^argv:' /run/extown-helper-argv.log
+	cp /run/extown-helper-argv.log "$out/helper-argv.log"
+	mv /usr/sbin/mount.ext4.real /usr/sbin/mount.ext4
+	: >/etc/fstab
+}
+
+main() {
+	local dev4 dev2 devv
+	note "kernel $kernel: $(uname -r)"
+	check "e2e.$kernel.boot.no_failed_units" "$(systemctl --failed --no-legend --plain | tr '\n' ' ')" \
+		test -z "$(systemctl --failed --no-legend --plain)"
+	check "e2e.U1.$kernel.root_disk_not_tagged" "vdb: EXTOWN_REMOVABLE='$(prop /dev/vdb EXTOWN_REMOVABLE)'" \
+		test -z "$(prop /dev/vdb EXTOWN_REMOVABLE)"
+
+	echo EXTOWN-E2E-PLUG >/dev/ttyS0
+	note "waiting for the sticks"
+	dev4=$(wait_dev "$UUID_EXT4") || dev4=
+	dev2=$(wait_dev "$UUID_EXT2") || dev2=
+	devv=$(wait_dev "$UUID_VIRTIO") || devv=
+	note "ext4 stick: ${dev4:-none}, ext2 stick: ${dev2:-none}, virtio: ${devv:-none}"
+	lsblk -o NAME,TRAN,RM,FSTYPE,UUID >"$out/lsblk" 2>&1
+	cat "$out/lsblk"
+
+	case $kernel in
+	patched)
+		if [ -n "$dev4" ]; then
+			story ext4 "$dev4"
+			admin_conf "$dev4"
+		else
+			fail e2e.U2.ext4.stick_appeared "no device with UUID $UUID_EXT4 after hot-plug"
+		fi
+		if [ -n "$dev2" ]; then
+			story ext2 "$dev2"
+			opt_out "$dev2" "$UUID_EXT2"
+		else
+			fail e2e.U2.ext2.stick_appeared "no device with UUID $UUID_EXT2 after hot-plug"
+		fi
+		if [ -n "$devv" ]; then
+			internal "$devv"
+		else
+			fail e2e.U3.virtio.disk_appeared "no device with UUID $UUID_VIRTIO"
+		fi
+		;;
+	unpatched)
+		for fs in ext4 ext2; do
+			if [ "$fs" = ext4 ]; then dev=$dev4; else dev=$dev2; fi
+			if [ -n "$dev" ]; then
+				unpatched "$fs" "$dev"
+			else
+				fail "e2e.unpatched.$fs.stick_appeared" "no device after hot-plug"
+			fi
+		done
+		;;
+	*) fail "e2e.guest.args" "unknown kernel label '$kernel'" ;;
+	esac
+	if [ -n "$dev4" ] && [ -n "$devv" ]; then
+		note "helper tests (mount(8), fstab user entries)"
+		helper_tests "$dev4" "$devv"
+	fi
+	journalctl -b --no-pager -u udisks2 >"$out/udisks.journal" 2>&1
+	journalctl -b --no-pager -p warning >"$out/warnings.journal" 2>&1
+}
+
+main
+echo $? >"$out/rc"
+touch /results/DONE
+dmesg >/results/dmesg 2>&1
+extown-write-results /results /dev/vda
+sync
+echo o >/proc/sysrq-trigger

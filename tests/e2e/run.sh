@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# End-to-end tests of the desktop path (U1-U3 and the acceptance story of
+# shared/design/semantics.md): a Debian 12 guest with systemd, udev, dbus,
+# polkitd and stock udisks2 2.9.4, the project installed by `make install
+# DESTDIR=`, booted under qemu (TCG) on our kernels; USB sticks hot-plugged
+# through the QEMU monitor; `udisksctl mount` run by alice (uid 1000).
+#
+#   tests/e2e/run.sh
+#
+# stdout: one "PASS name" / "FAIL name: why" / "SKIP name: why" line per
+# test, nothing else; progress on stderr. Exit status 0 whatever the tests
+# say, 1 only when the harness itself broke (also printed as
+# "FAIL e2e.harness: why").
+#
+# Steps: install Debian packages (tools/install-deps.sh,
+# tools/install-deps-userspace.sh, tools/e2e/install-deps.sh); kernels
+# (tools/kernel/build-kernel.sh patched, unpatched); the cached bookworm
+# tree (tools/e2e/mkroot.sh); build the project in build/e2e and install it
+# into a copy of the tree with guest.sh, extown-e2e.service and a polkit
+# rule for alice; mkfs.ext4 -d that into a root image; stick images from
+# tools/vm/mkimages.sh; then one VM per kernel (tools/vm/run-vm.sh), and
+# on the host afterwards debugfs and e2fsck on the sticks. Needs root.
+#
+# Environment:
+#   EXTOWN_E2E_KERNELS   kernels to boot (default "patched unpatched")
+#   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
+#                        69-extown-udisks.rules out of the guest image (to
+#                        show that the tests catch it)
+#   EXTOWN_E2E_WORK      work directory, kept afterwards (default: a
+#                        temporary one, removed unless EXTOWN_KEEP=1)
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/vm/ondisk.sh
+. "$top/tests/vm/ondisk.sh"
+
+log() { echo "e2e: $*" >&2; }
+harness_fail() {
+	echo "FAIL e2e.harness: $*"
+	exit 1
+}
+
+kernels=${EXTOWN_E2E_KERNELS:-patched unpatched}
+break_what=${EXTOWN_E2E_BREAK:-}
+case $break_what in '' | udev | udisks) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev or udisks" ;; esac
+[ "$(id -u)" -eq 0 ] || harness_fail "must run as root (debootstrap, make install of a setuid helper, images)"
+
+if [ -n "${EXTOWN_E2E_WORK:-}" ]; then
+	work=$EXTOWN_E2E_WORK
+	rm -rf "$work"
+	mkdir -p "$work"
+else
+	work=$(mktemp -d "${TMPDIR:-/tmp}/extown-e2e.XXXXXX")
+	cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; fi; }
+	trap cleanup EXIT
+fi
+work=$(cd "$work" && pwd)
+log "work directory $work"
+t0=$SECONDS
+
+# --- dependencies, kernels, root tree -----------------------------------
+for s in tools/install-deps.sh tools/install-deps-userspace.sh tools/e2e/install-deps.sh; do
+	"$top/$s" >&2 || harness_fail "$s failed"
+done
+declare -A kernel
+for k in $kernels; do
+	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "$k" | tail -n 1) ||
+		harness_fail "tools/kernel/build-kernel.sh $k failed"
+	[ -f "${kernel[$k]}" ] || harness_fail "build-kernel.sh $k gave no bzImage"
+	log "kernel $k: ${kernel[$k]}"
+done
+tree=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || harness_fail "tools/e2e/mkroot.sh failed"
+log "root tree $tree ($((SECONDS - t0)) s so far)"
+
+# --- the project, installed into a copy of the tree ----------------------
+build=$top/build/e2e
+mkdir -p "$build"
+{
+	(cd "$top" && autoreconf -fi) &&
+		(cd "$build" && "$top/configure" --prefix=/usr --sysconfdir=/etc --enable-werror) &&
+		make -C "$build" -j"$(nproc)"
+} >"$work/build.log" 2>&1 || harness_fail "building the project failed (see $work/build.log)"
+
+root=$work/root
+cp -a "$tree" "$root"
+make -C "$build" install DESTDIR="$root" >>"$work/build.log" 2>&1 ||
+	harness_fail "make install DESTDIR= failed (see $work/build.log)"
+install -D -m 0755 "$top/tests/e2e/guest.sh" "$root/usr/local/lib/extown-e2e/guest.sh"
+install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
+install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"
+mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+ln -sf /etc/systemd/system/extown-e2e.service "$root/etc/systemd/system/multi-user.target.wants/extown-e2e.service"
+install -D -m 0644 "$top/tests/e2e/50-extown-e2e.rules" "$root/etc/polkit-1/rules.d/50-extown-e2e.rules"
+rules=$root/usr/lib/udev/rules.d
+for f in 61-extown.rules 69-extown-udisks.rules; do
+	[ -f "$rules/$f" ] || harness_fail "make install did not install $f into /usr/lib/udev/rules.d"
+done
+[ "$(stat -c %a:%u "$root/usr/sbin/mount.ext4")" = 4755:0 ] ||
+	harness_fail "make install did not install mount.ext4 setuid root ($(stat -c %a:%u "$root/usr/sbin/mount.ext4"))"
+case $break_what in
+udev) rm "$rules/61-extown.rules" && log "BROKEN ON PURPOSE: no 61-extown.rules in the guest" ;;
+udisks) rm "$rules/69-extown-udisks.rules" && log "BROKEN ON PURPOSE: no 69-extown-udisks.rules in the guest" ;;
+esac
+mkfs.ext4 -q -F -L extown-e2e-root -d "$root" "$work/root.img" 2G >&2 ||
+	harness_fail "mkfs.ext4 -d of the guest tree failed"
+rm -rf "$root"
+log "guest image ready ($((SECONDS - t0)) s so far)"
+
+# --- stick images ---------------------------------------------------------
+"$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
+readonly UUID_VIRTIO=6a6b0e00-0000-4000-8000-0000000000f4
+# ext2 stick: partition 1 (from 1 MiB) of a DOS-labelled disk
+make_sticks() { # DIR
+	local d=$1
+	mkdir -p "$d"
+	cp --sparse=always "$work/images/ext4.img" "$d/stick-ext4.img"
+	truncate -s 66M "$d/stick-ext2.img"
+	echo 'start=2048, size=131072, type=83' | sfdisk -q --label dos "$d/stick-ext2.img" >&2
+	dd if="$work/images/ext2.img" of="$d/stick-ext2.img" bs=1M seek=1 conv=notrunc,sparse status=none
+	cp --sparse=always "$work/images/ext4.img" "$d/virtio-ext4.img"
+	tune2fs -U "$UUID_VIRTIO" "$d/virtio-ext4.img" >/dev/null
+}
+# the filesystem of a stick image, as a file the host tools can read
+fs_image() { # STICK-IMG OUT
+	case $1 in
+	*ext2.img) dd if="$1" of="$2" bs=1M skip=1 count=64 status=none ;;
+	*) cp --sparse=always "$1" "$2" ;;
+	esac
+}
+
+monitor() { # SOCK COMMAND: one QEMU monitor command; its answer on stdout
+	local all
+	# the monitor echoes the command with line-editing escapes; the answer
+	# is what follows the last complete echo of it
+	all=$(printf '%s\n' "$2" | socat -t 2 - "UNIX-CONNECT:$1" 2>&1 |
+		sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | tr -d '\r' | tr '\n' ' ') || true
+	all=${all##*"$2"}
+	all=${all//(qemu)/}
+	echo "${all//  / }"
+}
+
+# hot-plug the USB sticks of DIR through the monitor at SOCK
+plug_sticks() { # DIR SOCK
+	local d=$1 sock=$2 fs answer
+	for fs in ext4 ext2; do
+		answer=$(monitor "$sock" "drive_add 0 if=none,id=stick$fs,file=$d/stick-$fs.img,format=raw")
+		answer+=" / "$(monitor "$sock" "device_add usb-storage,bus=xhci.0,drive=stick$fs,id=usb$fs,removable=on")
+		log "hot-plugged $fs stick: $(tr '\n' ' ' <<<"$answer")"
+		if grep -qi 'error\|could not\|failed' <<<"$answer"; then
+			echo "FAIL e2e.hotplug.$fs: the QEMU monitor said: $(tr '\n' ' ' <<<"$answer")"
+		fi
+	done
+}
+
+# --- host-side truth after a VM -------------------------------------------
+# old paths keep their on-disk owners (found by inode number), new ones
+# are 1000:1000 (patched kernel), e2fsck -fn is clean
+host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-PATHS...
+	local label=$1 stick=$2 pristine=$3 fsimg diffs="" p ino before after out uid gid
+	shift 3
+	fsimg=$work/check.img
+	fs_image "$stick" "$fsimg"
+	for p in / /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found; do
+		ino=$(debugfs -R "stat $p" "$pristine" 2>/dev/null | awk '/^Inode:/ { print $2; exit }')
+		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$pristine" "$p")"
+		before=$uid:$gid
+		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "<$ino>")"
+		after=$uid:$gid
+		[ "$before" = "$after" ] || diffs+="$p (inode $ino) $before -> $after; "
+	done
+	if [ -z "$diffs" ]; then
+		echo "PASS $label.disk_old_files_keep_owner"
+	else
+		echo "FAIL $label.disk_old_files_keep_owner: $diffs"
+	fi
+	for p in "$@"; do
+		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "$p")"
+		if [ "$uid:$gid" = 1000:1000 ]; then
+			echo "PASS $label.disk_new_owned_1000.${p#/}"
+		else
+			echo "FAIL $label.disk_new_owned_1000.${p#/}: debugfs says '$uid:$gid' for $p"
+		fi
+	done
+	if [ $# -gt 0 ]; then
+		out=$(debugfs -R "cat /secret" "$fsimg" 2>/dev/null)
+		if grep -q 'edited by alice' <<<"$out"; then
+			echo "PASS $label.disk_0600_file_edited"
+		else
+			echo "FAIL $label.disk_0600_file_edited: /secret on disk holds '$(tr '\n' ' ' <<<"$out")'"
+		fi
+	fi
+	if out=$(e2fsck -fn "$fsimg" 2>&1); then
+		echo "PASS $label.e2fsck_clean"
+	else
+		echo "FAIL $label.e2fsck_clean: $(grep -v '^Pass\|^e2fsck' <<<"$out" | head -n 3 | tr '\n' ' ')"
+	fi
+	# the owners debugfs reads, for the transcript (tools/demo.sh)
+	for p in / /file /secret /dir "$@"; do
+		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "$p")"
+		echo "$p $uid:$gid"
+	done >"$stick.owners"
+	rm -f "$fsimg"
+}
+
+# --- one VM per kernel -------------------------------------------------------
+run_vm() { # KERNEL-LABEL
+	local k=$1 d=$work/$1 sock pid rc=0 plugged=no g s
+	make_sticks "$d"
+	sock=$d/monitor.sock
+	s=$SECONDS
+	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args "$k" \
+		--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
+		"${kernel[$k]}" none "$work/root.img:snapshot" "$d/virtio-ext4.img" 600 >"$d/run-vm.out" &
+	pid=$!
+	# The guest says on its serial line when udisksd is up; then plug.
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -q EXTOWN-E2E-PLUG "$d/vm/serial.log" 2>/dev/null; then
+			plug_sticks "$d" "$sock"
+			plugged=yes
+			break
+		fi
+		sleep 1
+	done
+	wait "$pid" || rc=$?
+	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
+	g=$d/vm/guest/e2e
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL e2e.$k.guest_ran: no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 0
+	fi
+	cat "$g/results"
+	if [ "$rc" -eq 0 ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ]; then
+		echo "PASS e2e.$k.guest_finished"
+	else
+		echo "FAIL e2e.$k.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
+	fi
+	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
+	case $k in
+	patched)
+		host_checks e2e.U2.ext4 "$d/stick-ext4.img" "$work/images/ext4.img" /alice-new /alice-dir
+		host_checks e2e.U2.ext2 "$d/stick-ext2.img" "$work/images/ext2.img" /alice-new /alice-dir
+		host_checks e2e.U3.virtio "$d/virtio-ext4.img" "$work/images/ext4.img"
+		;;
+	*)
+		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img"
+		host_checks "e2e.$k.ext2" "$d/stick-ext2.img" "$work/images/ext2.img"
+		;;
+	esac
+}
+
+for k in $kernels; do
+	run_vm "$k"
+done
+log "done in $((SECONDS - t0)) s"
