@@ -18,6 +18,9 @@ packages=(
 	groff-base shellcheck
 	# real-world loop mount checks (mkfs.ext4, losetup, mount(8))
 	e2fsprogs util-linux mount
+	# libFuzzer targets of tests/fuzz/run.sh (clang 14; the fuzzer and
+	# sanitizer runtimes are in libclang-rt-14-dev)
+	clang libclang-rt-14-dev
 )
 
 "$(dirname "${BASH_SOURCE[0]}")/apt-ensure.sh" install-deps-userspace "${packages[@]}"

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# libFuzzer runs over the mount helper's pure parsing and decision code:
+#   fuzz-request  argv (request_parse), H4 id check, a user's merged options,
+#                 then the owner rewriting (mount-helper/request.c, owner.c)
+#   fuzz-policy   /etc/extown.conf parser, then owner decisions (policy.c)
+#   fuzz-owner    owner decision and option rewriting (owner.c)
+# Each target is built with clang -fsanitize=fuzzer,address,undefined and
+# checks properties (tests/fuzz/oracle.h) besides memory safety: e.g. no
+# uid=/gid= the kernel would parse from the helper's final options belongs
+# to anybody but the caller; an added owner always comes with nosuid,nodev.
+#
+#   tests/fuzz/run.sh
+#
+# Environment:
+#   EXTOWN_FUZZ_SECONDS  total fuzzing time, split evenly (default 60)
+#   EXTOWN_FUZZ_JOBS     libFuzzer -jobs/-workers per target (default 1)
+# Seed corpus: tests/fuzz/corpus/TARGET/ (committed, small). Inputs found
+# during the run go to build/fuzz/corpus/TARGET/ (kept between runs, not
+# committed); a crash leaves build/fuzz/artifacts/TARGET-crash-*.
+#
+# stdout: "PASS fuzz.TARGET.seed_corpus" (every seed runs clean),
+# "PASS fuzz.TARGET.no_crash" (the timed run found nothing), or FAIL lines
+# with the reason; figures (execs, coverage) on stderr. Exit 0 whatever the
+# tests say, 1 when the build broke ("FAIL fuzz.build: why").
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+out=$top/build/fuzz
+seconds=${EXTOWN_FUZZ_SECONDS:-60}
+jobs=${EXTOWN_FUZZ_JOBS:-1}
+case $seconds$jobs in '' | *[!0-9]*)
+	echo "FAIL fuzz.harness: EXTOWN_FUZZ_SECONDS and EXTOWN_FUZZ_JOBS must be numbers"
+	exit 1
+	;;
+esac
+targets=(request policy owner)
+per_target=$((seconds / ${#targets[@]}))
+[ "$per_target" -ge 1 ] || per_target=1
+mkdir -p "$out/artifacts"
+
+build_fail() {
+	echo "FAIL fuzz.build: $*"
+	exit 1
+}
+command -v clang >/dev/null 2>&1 || build_fail "clang not installed (tools/install-deps-userspace.sh)"
+mount_cflags=$(pkg-config --cflags mount) || build_fail "pkg-config mount failed (libmount-dev)"
+mount_libs=$(pkg-config --libs mount)
+
+for t in "${targets[@]}"; do
+	# shellcheck disable=SC2086 # pkg-config output is a list of flags
+	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		-I"$top/mount-helper" $mount_cflags \
+		-o "$out/fuzz-$t" "$top/tests/fuzz/fuzz-$t.c" \
+		"$top/mount-helper/request.c" "$top/mount-helper/policy.c" \
+		"$top/mount-helper/owner.c" $mount_libs >&2 ||
+		build_fail "clang could not build tests/fuzz/fuzz-$t.c"
+done
+
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+
+for t in "${targets[@]}"; do
+	seeds=$top/tests/fuzz/corpus/$t
+	bin=$out/fuzz-$t
+	log=$out/$t.log
+
+	# Every committed seed runs once, clean.
+	if "$bin" -runs=0 "$seeds" >"$out/$t.seeds.log" 2>&1; then
+		echo "PASS fuzz.$t.seed_corpus"
+	else
+		echo "FAIL fuzz.$t.seed_corpus: $(grep -m 1 -E 'ERROR|violated|runtime error' "$out/$t.seeds.log" || echo 'non-zero exit') (log $out/$t.seeds.log)"
+	fi
+
+	mkdir -p "$out/corpus/$t"
+	rm -f "$out/artifacts/$t-"*
+	rc=0
+	"$bin" -max_total_time="$per_target" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=512 -print_final_stats=1 -jobs="$jobs" -workers="$jobs" \
+		-artifact_prefix="$out/artifacts/$t-" \
+		"$out/corpus/$t" "$seeds" >"$log" 2>&1 || rc=$?
+	[ "$jobs" -le 1 ] || cat fuzz-*.log >>"$log" 2>/dev/null || true
+	rm -f fuzz-[0-9]*.log
+	execs=$(awk '/stat::number_of_executed_units/ { s += $2 } END { print s + 0 }' "$log")
+	cov=$(grep -oE '(DONE|#[0-9]+).* cov: [0-9]+' "$log" | tail -n 1 | grep -oE 'cov: [0-9]+' || true)
+	echo "fuzz: $t: $per_target s, $execs execs, ${cov:-cov: ?}, exit $rc" >&2
+	artifacts=$(find "$out/artifacts" -name "$t-*" -type f | head -n 3 | tr '\n' ' ')
+	if [ "$rc" -eq 0 ] && [ -z "$artifacts" ] && [ "$execs" -gt 0 ]; then
+		echo "PASS fuzz.$t.no_crash"
+	else
+		echo "FAIL fuzz.$t.no_crash: exit $rc, $execs execs, artifacts: ${artifacts:-none}; $(grep -m 1 -E 'ERROR|violated|runtime error' "$log" || true) (log $log)"
+	fi
+done
