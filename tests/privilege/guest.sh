@@ -1,0 +1,335 @@
+#!/bin/sh
+# shellcheck shell=dash
+# In-guest half of tests/privilege/run.sh (busybox VM, dash): every way we
+# could think of for an unprivileged user (alice, 1000:1000) to end up with
+# files owned by another uid or gid through fstab "user" entries, mount(8)
+# and the setuid mount.ext4 helper.
+#
+#   guest.sh OUTDIR
+#
+# Disks: /dev/vdb = "stick" (faked udev database entry EXTOWN_REMOVABLE=1),
+# /dev/vdc = "internal" (no udev data: not removable). Both are ext4 images
+# of tools/vm/mkimages.sh (files of 1234:1234).
+#
+# /etc/fstab:
+#   /dev/vdb  /media/stick     ext4  user,noauto        (a removable stick)
+#   /dev/vdc  /media/internal  ext4  user,noauto        (untagged)
+#   /dev/vdc  /media/granted   ext4  user,noauto,uid=1234,gid=1234
+#                                   (root granted a fixed owner; alice
+#                                    may use exactly that, nothing else)
+#
+# After every attempt the guest checks, as root:
+#   privilege.NAME.no_foreign_owner  no mount of vdb/vdc carries a uid= or
+#       gid= other than alice's (1000) or one root wrote into fstab for
+#       that mount point; if something got mounted, a file alice creates
+#       there stats as 1000:1000 (the host later checks every new inode on
+#       both images is 1000:1000 on disk, tests/privilege/run.sh)
+#   privilege.NAME.refused        (attempts that must fail) exit status not
+#       0 and nothing mounted
+#   privilege.NAME.mounted_own    (controls) mounted with uid=1000,gid=1000,
+#       nosuid,nodev
+# OUTDIR/attempts lists every attempt: name, command, exit status, what
+# was mounted, first line of the message.
+#
+# The attempts and what they gave (run of 2026-12-03, patched kernel,
+# util-linux 2.38.1 mount(8); the test lines are the authority):
+#   control.fstab_user_mount     mount /media/stick -> mounted uid=1000,gid=1000,nosuid,nodev,noexec
+#   control.symlinked_mountpoint mount ~/stick-link (symlink to /media/stick) -> mounted there, alice's
+#   control.helper_direct        mount.ext4 /dev/vdb /media/stick -o ...,user (setuid, direct) -> alice's
+#   opt.uid0, opt.gid0, opt.uid_bob (uid=1001)  -> refused by the helper (H4), exit 1
+#   opt.uid_own_disk_root uid=1000:0, opt.uid_root_disk_own uid=0:1000,
+#   opt.gid_own_disk_root gid=1000:0            -> refused (every part of N:M is checked)
+#   opt.dup_last_wins uid=1000,uid=0, opt.dup_first uid=0,uid=1000 -> refused (every occurrence)
+#   opt.uid_minus1 -1, uid_2pow32m1 4294967295, uid_2pow32 4294967296, uid_space "uid= 0",
+#   uid_hex 0x0, uid_plus +0                    -> refused: "not N or N:M with decimal ids"
+#   opt.uid_leading_zero uid=0001000            -> mounted as alice's (it is 1000)
+#   inject.quoted_value -o 'nodev="x,uid=0"'    -> libmount reads one nodev option with a quoted
+#                                                 value; the helper drops it ("ignored option"),
+#                                                 mounts as alice's. (The 6.1 kernel splits mount
+#                                                 data at every comma, quotes or not: had it been
+#                                                 passed on, the kernel would have seen uid=0".)
+#   inject.sync_quote_split -o 'sync=a"b,uid=0,gid=0,sync="c' -> dropped the same way; alice's
+#   inject.quoted_option -o '"uid=0"'           -> mount(8): "unsupported option format"
+#   inject.x_option -o x-extown=1,uid=0         -> refused
+#   inject.newline -o "uid=1000<newline>,uid=0" -> refused
+#   inject.long_options 1000 x "ro," + uid=0    -> refused
+#   inject.user_bob -o user=bob                 -> mounted as alice's (user= only names who may
+#                                                 unmount)
+#   inject.helper_quote_split (same on the helper directly) -> dropped; alice's
+#   inject.helper_unbalanced_quote -o 'ro,x"y,uid=0' -> libmount reads 'x"y,uid=0' as one option
+#                                                 (from the quote on); dropped; mounted ro, alice's
+#   mode.options_mode_replace --options-mode=replace -o uid=0 -> mounted as alice's (no uid=0)
+#   mode.options_source_disable --options-source=disable -o uid=0 -> refused (no fstab: the helper
+#                                                 got no mount point)
+#   device.other_device mount /dev/vdc /media/stick (+ -o uid=1000) -> refused by the helper:
+#                                                 "not in /etc/fstab with this source and mount point"
+#   helper.other_device, helper.symlinked_device (/tmp/dev-link -> /dev/vdc),
+#   helper.symlinked_target (/tmp/mnt-link -> /media/internal) -> refused, same message
+#   helper.uid0 -o uid=0, helper.uid0_short -ouid=0 -> refused
+#   helper.two_o -o uid=1000 -o uid=0            -> refused: "option '-o' given twice"
+#   helper.suid_dev_exec -o suid,dev,exec        -> those ignored; mounted nosuid,nodev,noexec
+#   helper.argv0_ext2 (bash exec -a mount.ext2)  -> refused (uid=0)
+#   helper.type_ext2 -t ext2 -o uid=0            -> refused
+#   helper.ns -N /proc/1/ns/mnt                  -> refused: "-N is for root only"
+#   env.libmount_fstab_mount LIBMOUNT_FSTAB=/tmp/fstab (alice's, grants uid=0) mount -o uid=0
+#                                                -> refused by the helper (setuid mount(8) ignores
+#                                                 the variable; the helper clears its environment)
+#   env.libmount_fstab_helper (same, helper directly) -> refused
+#   env.libmount_debug LIBMOUNT_DEBUG=all mount  -> debug output (no addresses: setuid), alice's
+#   env.libmount_debug_helper (+ -o uid=0)       -> refused
+#   env.ld_preload_mount / _helper LD_PRELOAD=/tests/preload.so -> alice's; the library never ran
+#                                                 as root (ld.so ignores it for setuid programs)
+#   env.extown_conf EXTOWN_CONF=/tmp/evil.conf (default-owner = root) -> ignored; alice's
+#   env.path PATH=/tmp:/usr/bin                  -> alice's
+#   conf.default_owner_bob (root's /etc/extown.conf: default-owner = bob) -> alice's: default-owner
+#                                                 is for root's mounts only
+#   conf.user_owned_file (/etc/extown.conf owned by alice) -> "not trusted ... ignoring the file";
+#                                                 alice's
+#   granted.exact mount /media/granted (fstab uid=1234,gid=1234) -> mounted uid=1234,gid=1234
+#   granted.other -o uid=0 on it                 -> refused
+#   granted.own_instead -o uid=1000,gid=1000 on it -> mounted uid=1000,gid=1000: a user may always
+#                                                 ask for her own ids, even where root wrote
+#                                                 another owner in fstab (H4 as documented)
+#   remount.uid0 alice: mount -o remount,uid=0 /media/stick -> refused by the helper; unchanged
+#   chown.to_bob alice: chown 1001 on the stick  -> EPERM, owner unchanged
+# Not tried: racing a symlink swap of the mount point against the helper
+# (the helper canonicalises once; a TOCTOU test needs a loop of swaps),
+# loop devices set up by users (util-linux refuses them to non-root), and
+# devices with the same UUID as an fstab UUID= entry (this fstab names
+# device paths).
+set -u
+
+OUT=$1
+RES=$OUT/results
+ATT=$OUT/attempts
+: >"$RES"
+: >"$ATT"
+ALICE=1000
+
+pass() { echo "PASS privilege.$1" >>"$RES"; }
+fail() { echo "FAIL privilege.$1: $2" >>"$RES"; }
+as_alice() { setpriv --reuid=$ALICE --regid=$ALICE --init-groups "$@"; }
+
+# --- set-up ----------------------------------------------------------------
+cp /tests/mount.ext4 /usr/sbin/mount.ext4
+chown root:root /usr/sbin/mount.ext4
+chmod 4755 /usr/sbin/mount.ext4
+ln -sf mount.ext4 /usr/sbin/mount.ext3
+ln -sf mount.ext4 /usr/sbin/mount.ext2
+chmod 4755 /usr/bin/mount /usr/bin/umount
+mkdir -p /media/stick /media/internal /media/granted /run/udev/data
+# libudev reads the udev database directly: the stick is "tagged" by our rules
+echo "E:EXTOWN_REMOVABLE=1" >"/run/udev/data/b$(cat /sys/block/vdb/dev)"
+echo "E:ID_FS_UUID=6a6b0e00-0000-4000-8000-000000000004" >>"/run/udev/data/b$(cat /sys/block/vdb/dev)"
+cat >/etc/fstab <<'EOF'
+/dev/vdb /media/stick ext4 user,noauto 0 0
+/dev/vdc /media/internal ext4 user,noauto 0 0
+/dev/vdc /media/granted ext4 user,noauto,uid=1234,gid=1234 0 0
+EOF
+ln -s /media/stick /home/alice/stick-link
+ln -s /dev/vdc /tmp/dev-link
+ln -s /media/internal /tmp/mnt-link
+# an fstab of alice's own that would grant uid=0
+printf '/dev/vdb /media/stick ext4 user,noauto,uid=0,gid=0 0 0\n' >/tmp/fstab
+printf 'default-owner = root\n' >/tmp/evil.conf
+chown $ALICE:$ALICE /tmp/fstab /tmp/evil.conf
+rm -f /tmp/preload-ran-*
+
+# --- the check after every attempt -------------------------------------------
+# mounts of our two devices: "DEV MOUNTPOINT OPTIONS"
+our_mounts() { awk '$1 == "/dev/vdb" || $1 == "/dev/vdc" { print $1, $2, $4 }' /proc/mounts; }
+has_opt() { # OPTS WORD
+	case ",$1," in *",$2,"*) echo yes ;; *) echo no ;; esac
+}
+opt_value() { # OPTS NAME
+	echo ",$1," | tr ',' '\n' | sed -n "s/^$2=//p" | tail -n 1
+}
+unmount_all() {
+	for m in $(our_mounts | awk '{ print $2 }'); do
+		umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+}
+
+# attempt NAME EXPECT CMD...   EXPECT: refused | own | any | granted
+attempt() {
+	name=$1 expect=$2
+	shift 2
+	unmount_all
+	msg=$("$@" 2>&1)
+	rc=$?
+	mounts=$(our_mounts)
+	printf '%s | %s | exit %s | %s | %s\n' "$name" "$*" "$rc" \
+		"$(echo "$mounts" | tr '\n' ';')" "$(echo "$msg" | head -n 1)" >>"$ATT"
+	bad=""
+	probe_owner=""
+	while read -r dev mp opts; do
+		[ -n "$dev" ] || continue
+		u=$(opt_value "$opts" uid)
+		g=$(opt_value "$opts" gid)
+		case $mp in
+		/media/granted) okid="1000 1234 1234:1234 1000:1000" ;;
+		*) okid="1000 1000:1000" ;;
+		esac
+		for v in "$u" "$g"; do
+			[ -z "$v" ] && continue
+			case " $okid " in *" $v "*) ;; *) bad="$bad $mp has uid=$u gid=$g;" ;; esac
+		done
+		if [ -n "$u" ]; then
+			[ "$(has_opt "$opts" nosuid)" = yes ] || bad="$bad $mp without nosuid;"
+			[ "$(has_opt "$opts" nodev)" = yes ] || bad="$bad $mp without nodev;"
+		fi
+		# what alice's new file looks like there
+		if as_alice touch "$mp/probe.$name" 2>/dev/null; then
+			probe_owner=$(stat -c %u:%g "$mp/probe.$name")
+			# shown as the mount's owner, which must be alice's (or
+			# the one root wrote in fstab for /media/granted)
+			want="${u:-?}:${g:-?}"
+			[ "$mp" = /media/granted ] || want=1000:1000
+			[ "$probe_owner" = "$want" ] || bad="$bad new file shows $probe_owner, mount says $want;"
+		fi
+	done <<EOF
+$mounts
+EOF
+	for f in /tmp/preload-ran-*; do
+		[ -e "$f" ] || continue
+		case $f in *-0) bad="$bad LD_PRELOAD code ran with euid 0;" ;; esac
+	done
+	if [ -z "$bad" ]; then
+		pass "$name.no_foreign_owner"
+	else
+		fail "$name.no_foreign_owner" "$bad (exit $rc: $(echo "$msg" | head -n 1))"
+	fi
+	case $expect in
+	refused)
+		if [ "$rc" -ne 0 ] && [ -z "$mounts" ]; then
+			pass "$name.refused"
+		else
+			fail "$name.refused" "exit $rc, mounted: $(echo "$mounts" | tr '\n' ';') $(echo "$msg" | head -n 1)"
+		fi
+		;;
+	own)
+		o=$(echo "$mounts" | awk '$2 == "/media/stick" { print $3 }')
+		if [ "$rc" -eq 0 ] && [ "$(opt_value "$o" uid)" = 1000 ] && [ "$(opt_value "$o" gid)" = 1000 ] &&
+			[ "$(has_opt "$o" nosuid)$(has_opt "$o" nodev)" = yesyes ]; then
+			pass "$name.mounted_own"
+		else
+			fail "$name.mounted_own" "exit $rc, mounted: $(echo "$mounts" | tr '\n' ';') $(echo "$msg" | head -n 1)"
+		fi
+		;;
+	granted)
+		o=$(echo "$mounts" | awk '$2 == "/media/granted" { print $3 }')
+		if [ "$rc" -eq 0 ] && [ "$(opt_value "$o" uid)" = 1234 ] && [ "$(opt_value "$o" gid)" = 1234 ]; then
+			pass "$name.mounted_granted"
+		else
+			fail "$name.mounted_granted" "exit $rc, mounted: $(echo "$mounts" | tr '\n' ';') $(echo "$msg" | head -n 1)"
+		fi
+		;;
+	esac
+}
+
+H=/usr/sbin/mount.ext4
+nl='
+'
+long=$(printf 'ro,%.0s' $(seq 1 1000))
+
+# --- controls ------------------------------------------------------------------
+attempt control.fstab_user_mount own as_alice mount /media/stick
+attempt control.symlinked_mountpoint own as_alice mount /home/alice/stick-link
+attempt control.helper_direct own as_alice $H /dev/vdb /media/stick -o rw,noexec,nosuid,nodev,user
+
+# --- options -------------------------------------------------------------------
+attempt opt.uid0 refused as_alice mount -o uid=0 /media/stick
+attempt opt.gid0 refused as_alice mount -o gid=0 /media/stick
+attempt opt.uid_bob refused as_alice mount -o uid=1001 /media/stick
+attempt opt.uid_own_disk_root refused as_alice mount -o uid=1000:0 /media/stick
+attempt opt.uid_root_disk_own refused as_alice mount -o uid=0:1000 /media/stick
+attempt opt.gid_own_disk_root refused as_alice mount -o gid=1000:0 /media/stick
+attempt opt.dup_last_wins refused as_alice mount -o uid=1000,uid=0 /media/stick
+attempt opt.dup_first refused as_alice mount -o uid=0,uid=1000 /media/stick
+attempt opt.uid_minus1 refused as_alice mount -o uid=-1 /media/stick
+attempt opt.uid_2pow32m1 refused as_alice mount -o uid=4294967295 /media/stick
+attempt opt.uid_2pow32 refused as_alice mount -o uid=4294967296 /media/stick
+attempt opt.uid_space refused as_alice mount -o "uid= 0" /media/stick
+attempt opt.uid_hex refused as_alice mount -o uid=0x0 /media/stick
+attempt opt.uid_plus refused as_alice mount -o uid=+0 /media/stick
+attempt opt.uid_leading_zero any as_alice mount -o uid=0001000 /media/stick
+
+# --- injection -------------------------------------------------------------------
+attempt inject.quoted_value any as_alice mount -o 'nodev="x,uid=0"' /media/stick
+attempt inject.sync_quote_split any as_alice mount -o 'sync=a"b,uid=0,gid=0,sync="c' /media/stick
+attempt inject.quoted_option any as_alice mount -o '"uid=0"' /media/stick
+attempt inject.x_option refused as_alice mount -o x-extown=1,uid=0 /media/stick
+attempt inject.newline refused as_alice mount -o "uid=1000${nl},uid=0" /media/stick
+attempt inject.long_options refused as_alice mount -o "${long}uid=0" /media/stick
+attempt inject.user_bob any as_alice mount -o user=bob /media/stick
+attempt inject.helper_quote_split any as_alice $H /dev/vdb /media/stick -o 'sync=a"b,uid=0,gid=0,sync="c'
+attempt inject.helper_unbalanced_quote any as_alice $H /dev/vdb /media/stick -o 'ro,x"y,uid=0'
+
+# --- mount(8) modes ----------------------------------------------------------------
+attempt mode.options_mode_replace any as_alice mount --options-mode=replace -o uid=0 /media/stick
+attempt mode.options_source_disable refused as_alice mount --options-source=disable -o uid=0 /media/stick
+
+# --- other devices, symlinks -------------------------------------------------------
+attempt device.other_device refused as_alice mount /dev/vdc /media/stick
+attempt device.other_device_uid refused as_alice mount -o uid=1000 /dev/vdc /media/stick
+attempt helper.other_device refused as_alice $H /dev/vdc /media/stick -o uid=1000
+attempt helper.symlinked_device refused as_alice $H /tmp/dev-link /media/stick
+attempt helper.symlinked_target refused as_alice $H /dev/vdb /tmp/mnt-link
+attempt helper.uid0 refused as_alice $H /dev/vdb /media/stick -o uid=0
+attempt helper.uid0_short refused as_alice $H /dev/vdb /media/stick -ouid=0
+attempt helper.two_o refused as_alice $H /dev/vdb /media/stick -o uid=1000 -o uid=0
+attempt helper.suid_dev_exec any as_alice $H /dev/vdb /media/stick -o suid,dev,exec
+attempt helper.argv0_ext2 refused as_alice bash -c 'exec -a mount.ext2 /usr/sbin/mount.ext4 /dev/vdb /media/stick -o uid=0'
+attempt helper.type_ext2 refused as_alice $H /dev/vdb /media/stick -t ext2 -o uid=0
+attempt helper.ns refused as_alice $H /dev/vdb /media/stick -N /proc/1/ns/mnt -o uid=0
+
+# --- environment ---------------------------------------------------------------------
+attempt env.libmount_fstab_mount refused as_alice env LIBMOUNT_FSTAB=/tmp/fstab /usr/bin/mount -o uid=0 /media/stick
+attempt env.libmount_fstab_helper refused as_alice env LIBMOUNT_FSTAB=/tmp/fstab $H /dev/vdb /media/stick -o uid=0
+attempt env.libmount_debug any as_alice env LIBMOUNT_DEBUG=all /usr/bin/mount /media/stick
+attempt env.libmount_debug_helper refused as_alice env LIBMOUNT_DEBUG=all $H /dev/vdb /media/stick -o uid=0
+attempt env.ld_preload_mount any as_alice env LD_PRELOAD=/tests/preload.so /usr/bin/mount /media/stick
+attempt env.ld_preload_helper any as_alice env LD_PRELOAD=/tests/preload.so $H /dev/vdb /media/stick
+attempt env.extown_conf own as_alice env EXTOWN_CONF=/tmp/evil.conf /usr/bin/mount /media/stick
+attempt env.path any as_alice env PATH=/tmp:/usr/bin /usr/bin/mount /media/stick
+if ls /tmp/preload-ran-* >/dev/null 2>&1; then
+	echo "preload ran: $(ls /tmp/preload-ran-*)" >>"$ATT"
+fi
+
+# --- policy file ----------------------------------------------------------------------
+printf 'default-owner = bob\n' >/etc/extown.conf
+chmod 0644 /etc/extown.conf
+attempt conf.default_owner_bob own as_alice mount /media/stick
+printf 'enabled = yes\ndefault-owner = root\n' >/etc/extown.conf
+chown $ALICE:$ALICE /etc/extown.conf
+attempt conf.user_owned_file own as_alice mount /media/stick
+rm -f /etc/extown.conf
+
+# --- root's grant ---------------------------------------------------------------------
+attempt granted.exact granted as_alice mount /media/granted
+attempt granted.other refused as_alice mount -o uid=0 /media/granted
+attempt granted.own_instead any as_alice mount -o uid=1000,gid=1000 /media/granted
+
+# --- after a good mount -----------------------------------------------------------------
+unmount_all
+as_alice mount /media/stick >/dev/null 2>&1
+msg=$(as_alice mount -o remount,uid=0 /media/stick 2>&1)
+rc=$?
+o=$(awk '$2 == "/media/stick" { print $4 }' /proc/mounts)
+echo "remount.uid0 | mount -o remount,uid=0 /media/stick | exit $rc | $o | $msg" >>"$ATT"
+if [ "$rc" -ne 0 ] && [ "$(opt_value "$o" uid)" = 1000 ]; then
+	pass remount.uid0.refused
+else
+	fail remount.uid0.refused "exit $rc, options now $o: $msg"
+fi
+as_alice touch /media/stick/alice-file
+msg=$(as_alice chown 1001 /media/stick/alice-file 2>&1)
+rc=$?
+echo "chown.to_bob | chown 1001 alice-file | exit $rc | | $msg" >>"$ATT"
+if [ "$rc" -ne 0 ] && [ "$(stat -c %u /media/stick/alice-file)" = 1000 ]; then
+	pass chown.to_bob_refused
+else
+	fail chown.to_bob_refused "exit $rc, owner now $(stat -c %u:%g /media/stick/alice-file)"
+fi
+unmount_all
+sync
