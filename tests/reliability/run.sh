@@ -124,6 +124,34 @@ random_ops() {
 random_ops patched ext4:ext4:ext4 ext3:ext3:ext3 ext2:ext2:ext2
 random_ops patched-ext4-for-ext2 ext2_by_ext4:ext2:ext2
 
+# The host-side checker itself: on a copy of the ext4 result, change the
+# on-disk owner of one pre-existing inode (/file) and of one new inode the
+# way a kernel writing presented ids would (1000:1000), and make sure both
+# checks notice.
+checker_selftest() {
+	local img=$work/checker.img new ino out
+	cp --sparse=always "$work/ops-patched/ext4.img" "$img" 2>/dev/null || {
+		echo "FAIL reliability.checker.detects_wrong_owners: no ext4 result image to test with"
+		return 0
+	}
+	ino=$(awk '$1 == "/file" { print $2 }' "$work/images/ext4.img.manifest")
+	new=$(rel_inodes_in_use "$img" | awk -v ino="$ino" '!found && $1 > 20 && $2 == 3000 { print $1; found = 1 }')
+	if [ -z "$ino" ] || [ -z "$new" ]; then
+		echo "FAIL reliability.checker.detects_wrong_owners: no pre-existing or no new inode found"
+		return 0
+	fi
+	debugfs -w -R "set_inode_field <$ino> uid 1000" "$img" >/dev/null 2>&1
+	debugfs -w -R "set_inode_field <$new> gid 1000" "$img" >/dev/null 2>&1
+	out=$(rel_check_image selftest "$img" "$work/images/ext4.img.manifest" "$NEW_UID" "$NEW_GID" 1 2>/dev/null)
+	if grep -q "^FAIL selftest.preexisting_owner_kept: .*inode $ino " <<<"$out" &&
+		grep -q "^FAIL selftest.new_inodes_carry_M: .*inode $new is 3000:1000" <<<"$out"; then
+		echo "PASS reliability.checker.detects_wrong_owners"
+	else
+		echo "FAIL reliability.checker.detects_wrong_owners: changed inodes $ino and $new, checker said: $(tr '\n' ' ' <<<"$out")"
+	fi
+}
+checker_selftest
+
 # --- 2. power cut -----------------------------------------------------------
 # A deterministic delay in milliseconds for iteration I: 500..MAX_DELAY*1000.
 delay_ms() {
@@ -170,7 +198,7 @@ powercut() { # ITERATION
 		return 0
 	fi
 	recovery=no
-	if dumpe2fs -h "$img" 2>/dev/null | grep -q '^Filesystem features:.*needs_recovery'; then
+	if grep -q '^Filesystem features:.*needs_recovery' <<<"$(dumpe2fs -h "$img" 2>/dev/null)"; then
 		recovery=yes
 	fi
 	echo "$recovery" >"$dir/needs-recovery"
