@@ -14,25 +14,4 @@ packages=(
 	# images and on-disk checks on the host (sfdisk: a partitioned stick)
 	e2fsprogs coreutils fdisk
 )
-
-missing=()
-for p in "${packages[@]}"; do
-	status=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
-	case $status in
-	ii*) ;;
-	*) missing+=("$p") ;;
-	esac
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-	echo "install-deps-e2e: all ${#packages[@]} packages present"
-	exit 0
-fi
-echo "install-deps-e2e: installing ${missing[*]}"
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps-e2e: must run as root to install packages" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+exec "$(dirname "${BASH_SOURCE[0]}")/../apt-ensure.sh" install-deps-e2e "${packages[@]}"
