@@ -12,8 +12,8 @@
 # is). /tests/benchtool does the timed work as uid 1000:1000 (so that the
 # idmapped mount, which maps only 1234<->1000, lets it create files).
 #
-# For rep in 1..REPS, for each config in order (interleaved so that drift
-# spreads over all configs):
+# For rep in 1..REPS, for each config (interleaved so that drift spreads
+# over all configs; the order rotates by one config per rep, see rotated):
 #   mount; drop caches; walk_cold; walk_warm (the same walk again);
 #   create (CREATE files of 100 bytes in a new directory + fsync of it;
 #   removed afterwards, untimed); write (MIB MiB + fsync);
@@ -144,9 +144,24 @@ check_owner() { # CONFIG REP: what the first walk saw
 	esac
 }
 
+# Config order of repetition REP: CONFIGS rotated left by REP-1, so that
+# with as many reps as configs each config runs once in every position.
+rotated() {
+	local n=0 k c head='' tail=''
+	for c in $CONFIGS; do n=$((n + 1)); done
+	k=$((($1 - 1) % n))
+	n=0
+	for c in $CONFIGS; do
+		if [ "$n" -lt "$k" ]; then tail="$tail $c"; else head="$head $c"; fi
+		n=$((n + 1))
+	done
+	echo "${head# }$tail"
+}
+
 rep=1
 while [ "$rep" -le "$REPS" ]; do
-	for cfg in $CONFIGS; do
+	echo "rep $rep order $(rotated "$rep")" >>"$OUT/env.txt"
+	for cfg in $(rotated "$rep"); do
 		note "rep $rep config $cfg"
 		if ! mount_cfg "$cfg" 2>"$OUT/err"; then
 			fail "bench.$cfg.mount.$rep" "$(cat "$OUT/err")"

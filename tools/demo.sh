@@ -57,7 +57,7 @@ echo "== PLUGGED: qemu monitor device_add usb-storage,removable=on; udev says:"
 grep -E '^(ID_BUS|ID_FS_TYPE|EXTOWN_REMOVABLE|UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS)=' "$g/ext4.udev" | sed 's/^/    /'
 echo "== alice (uid 1000): udisksctl mount -b ...; /proc/mounts:"
 show "$g/ext4.mounts"
-echo "   ls -ln as alice sees it:"
+echo "   ls -ln of the mounted stick (and of /dir):"
 show "$g/ext4.ls-after"
 echo "   alice appends to /secret (0600, 1234 on disk) and creates alice-new, alice-dir; unmounts"
 echo
