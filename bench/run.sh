@@ -84,16 +84,8 @@ gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/benchtool" "$top/benc
 
 helper=()
 if [ "$mounts" -gt 0 ]; then
-	log "building mount.ext4 (log: $work/helper-build.log)"
-	mkdir -p "$work/helper"
-	{
-		if [ ! -x "$top/configure" ] || [ "$top/configure.ac" -nt "$top/configure" ] ||
-			[ "$top/Makefile.am" -nt "$top/Makefile.in" ]; then
-			(cd "$top" && autoreconf -fi)
-		fi
-		(cd "$work/helper" && "$top/configure" --prefix=/usr --sysconfdir=/etc) &&
-			make -C "$work/helper" -j"$(nproc)" mount.ext4
-	} >"$work/helper-build.log" 2>&1 || die "cannot build mount.ext4 (see $work/helper-build.log; EXTOWN_KEEP=1 keeps it)"
+	log "building mount.ext4 (bench/build-helper.sh)"
+	"$top/bench/build-helper.sh" "$work/helper" >/dev/null || die "cannot build mount.ext4 (EXTOWN_KEEP=1 keeps $work/helper/build.log)"
 	helper=(--file "$work/helper/mount.ext4")
 fi
 
