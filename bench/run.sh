@@ -33,6 +33,9 @@
 #   BENCH_CONFIGS=plain+uid+split+bindfs+idmap
 #   BENCH_MEMORY=2048    guest memory, MB
 #   BENCH_TIMEOUT=7200   seconds before the VM is killed
+#   BENCH_KERNEL=PATH    boot this bzImage instead of asking
+#                        tools/kernel/build-kernel.sh patched (e.g. while
+#                        another build-kernel.sh runs: it must not run twice)
 #   EXTOWN_KEEP=1        keep the work directory
 #
 # Output: the table on stdout (Markdown); --out DIR also keeps raw.txt,
@@ -76,7 +79,11 @@ die() {
 
 command -v bindfs >/dev/null || die "bindfs missing: run bench/install-deps.sh"
 
-kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) || die "tools/kernel/build-kernel.sh patched failed"
+if [ -n "${BENCH_KERNEL:-}" ]; then
+	kernel=$BENCH_KERNEL
+else
+	kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) || die "tools/kernel/build-kernel.sh patched failed"
+fi
 [ -f "$kernel" ] || die "build-kernel.sh gave no bzImage"
 
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/benchtool" "$top/bench/benchtool.c" ||
