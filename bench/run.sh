@@ -39,7 +39,8 @@
 #   EXTOWN_KEEP=1        keep the work directory
 #
 # Output: the table on stdout (Markdown); --out DIR also keeps raw.txt,
-# detail.txt, env.txt, table.md and the VM's results there.
+# detail.txt, env.txt, table.md, loadavg.txt (the host's load every 30 s
+# during the VM run) and the VM's results there.
 # Exit status 0 when the VM ran and every sanity check passed, 1 otherwise.
 set -euo pipefail
 
@@ -115,17 +116,34 @@ rm -rf "$work/root"
 vmdir=${out:-$work/vm}
 [ -n "$out" ] && vmdir=$out/vm
 log "VM: $configs x $reps reps (files=$files create=$create mib=$mib mounts=$mounts), timeout ${timeout}s"
+# The host's load average every 30 s while the VM runs (other jobs on the
+# machine show up here; the VM itself adds about 1-2).
+(
+	while :; do
+		echo "$(date -u +%H:%M:%S) $(cut -d' ' -f1-3 /proc/loadavg)"
+		sleep 30
+	done
+) >"$work/loadavg.txt" &
+sampler=$!
 rc=0
 "$top/tools/vm/run-vm.sh" --out "$vmdir" --memory "$memory" \
 	--args "$files,$create,$mib,$reps,$mounts,$configs" \
 	"$kernel" "$work/initramfs.cpio.gz" "$work/bench.img" "$timeout" >/dev/null || rc=$?
+kill "$sampler" 2>/dev/null || true
+wait "$sampler" 2>/dev/null || true
 g=$vmdir/guest/guest
 [ -s "$g/raw.txt" ] || die "the VM wrote no measurements (run-vm status $rc); serial log: $vmdir/serial.log"
 
-"$top/bench/summarize.sh" "$g" "$(cat "$vmdir/accel")" >"$work/table.md"
+{
+	"$top/bench/summarize.sh" "$g" "$(cat "$vmdir/accel")"
+	echo
+	echo "VM wall time $(cat "$vmdir/boot-seconds") s; host load average (1 min) during the run:" \
+		"$(awk '{ print $2 }' "$work/loadavg.txt" | LC_ALL=C sort -g | sed -n '1p;$p' | paste -sd- -)" \
+		"($(wc -l <"$work/loadavg.txt") samples, every 30 s)."
+} >"$work/table.md"
 cat "$work/table.md"
 if [ -n "$out" ]; then
-	cp "$g/raw.txt" "$g/detail.txt" "$g/env.txt" "$g/results" "$work/table.md" "$out/"
+	cp "$g/raw.txt" "$g/detail.txt" "$g/env.txt" "$g/results" "$work/table.md" "$work/loadavg.txt" "$out/"
 fi
 status=0
 if grep -q '^FAIL' "$g/results" || [ "$rc" -ne 0 ]; then
