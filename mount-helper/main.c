@@ -230,6 +230,15 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support "
 			"for %s; mounting without the ownership override\n",
 			prog, source, fstype);
+	/* what the helper adds or a user mount relies on must reach the kernel */
+	if ((d.action == OWNER_ADD || !caller.privileged) &&
+	    !opts_quotes_balanced(opts)) {
+		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
+			"nosuid, nodev, uid= and gid= after it would be lost; "
+			"not mounting\n", prog, source, opts);
+		ex = MNT_EX_USAGE;
+		goto out;
+	}
 	if (opts_apply_owner(&opts, &d, &notes)) {
 		fprintf(stderr, "%s: %s: out of memory\n", prog, rq.target);
 		ex = MNT_EX_SYSERR;

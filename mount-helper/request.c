@@ -172,6 +172,16 @@ static int opts_walk(const char *opts, opt_cb cb, void *data)
 	return rc;
 }
 
+bool opts_quotes_balanced(const char *opts)
+{
+	bool open = false;
+
+	for (; opts && *opts; opts++)
+		if (*opts == '"')
+			open = !open;
+	return !open;
+}
+
 bool opts_has(const char *opts, const char *name)
 {
 	char *val;

@@ -39,6 +39,13 @@ const char *request_progname(const char *argv0);
 int request_parse(struct request *rq, int argc, char *const argv[],
 		  char *why, size_t whysz);
 
+/*
+ * Does every '"' in OPTS have its closing one? libmount reads everything
+ * after an unpaired '"' as one quoted value, so options appended after it
+ * (nosuid, nodev, uid=, gid=) would silently not reach the kernel.
+ */
+bool opts_quotes_balanced(const char *opts);
+
 /* Is option NAME (any value) present in the comma-separated OPTS? */
 bool opts_has(const char *opts, const char *name);
 

@@ -59,7 +59,10 @@ echo "== alice (uid 1000): udisksctl mount -b ...; /proc/mounts:"
 show "$g/ext4.mounts"
 echo "   ls -ln of the mounted stick (and of /dir):"
 show "$g/ext4.ls-after"
-echo "   alice appends to /secret (0600, 1234 on disk) and creates alice-new, alice-dir; unmounts"
+echo "   alice appends to /secret (0600, 1234 on disk) and creates alice-new, alice-dir;"
+echo "   alice, then root, try to give files back to 1234 (chown 1234:1234):"
+grep '^e2e\.U2\.ext4\.' "$g/chown.messages" 2>/dev/null | sed 's/^[^:]*: /    /' || echo "    (missing: $g/chown.messages)"
+echo "   alice unmounts"
 echo
 echo "== AFTER: on disk (debugfs), old files keep their owner, new ones are alice's"
 owners_on_disk "$fsimg" / /file /secret /dir /alice-new /alice-dir

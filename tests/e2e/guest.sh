@@ -47,6 +47,22 @@ as_alice() {
 	setpriv --reuid=1000 --regid=1000 --init-groups \
 		env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice LOGNAME=alice "$@"
 }
+# chown_eperm NAME FILE [as_alice]: chown FILE to 1234:1234 must fail with
+# "Operation not permitted" and leave the presented owner 1000:1000
+chown_eperm() {
+	local name=$1 file=$2 msg
+	shift 2
+	if msg=$("$@" chown 1234:1234 "$file" 2>&1); then
+		fail "$name" "chown 1234:1234 $file succeeded"
+	elif [[ $msg != *"Operation not permitted"* ]]; then
+		fail "$name" "chown failed, but not with EPERM: $msg"
+	elif [ "$(stat -c %u:%g "$file")" != 1000:1000 ]; then
+		fail "$name" "owner now $(stat -c %u:%g "$file")"
+	else
+		echo "$name: $msg" >>"$out/chown.messages"
+		pass "$name"
+	fi
+}
 prop() { # DEV NAME: value of a udev property, empty when unset
 	udevadm info -q property "$1" | sed -n "s/^$2=//p"
 }
@@ -122,7 +138,7 @@ story() {
 
 	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
 		fail "$t.udisksctl_mount_by_alice" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
-		for n in mount_has_uid_1000 ls_shows_uid_1000 alice_edits_0600_file alice_creates_file udisksctl_unmount_by_alice; do
+		for n in mount_has_uid_1000 ls_shows_uid_1000 alice_edits_0600_file alice_creates_file alice_chown_eperm udisksctl_unmount_by_alice; do
 			skip "$t.$n" "not mounted"
 		done
 		return 0
@@ -146,6 +162,12 @@ story() {
 		as_alice sh -c 'echo "new by alice" >"$1" && mkdir "$2"' sh "$mnt/alice-new" "$mnt/alice-dir"
 	check "$t.new_file_stats_1000" "stat: $(stat -c %u:%g "$mnt/alice-new" 2>&1)" \
 		test "$(stat -c %u:%g "$mnt/alice-new" 2>/dev/null)" = 1000:1000
+	# K4: giving a file away is refused with EPERM, for alice and for root,
+	# and says so; chown to the presented owner is a no-op that succeeds
+	chown_eperm "$t.alice_chown_eperm" "$mnt/file" as_alice
+	chown_eperm "$t.root_chown_eperm" "$mnt/secret"
+	check "$t.chown_to_presented_owner_ok" "chown 1000:1000 by alice failed" \
+		as_alice chown 1000:1000 "$mnt/alice-new"
 	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
 		pass "$t.udisksctl_unmount_by_alice"
 	else

@@ -90,6 +90,8 @@
 #   granted.own_instead -o uid=1000,gid=1000 on it -> mounted uid=1000,gid=1000: a user may always
 #                                                 ask for her own ids, even where root wrote
 #                                                 another owner in fstab (H4 as documented)
+#   quote.fstab_unbalanced mount /media/quoted (root's fstab: commit="5, an unpaired
+#                                                 quote) -> refused, "unbalanced '"' ... not mounting"
 #   remount.uid0 alice: mount -o remount,uid=0 /media/stick -> refused by the helper; unchanged
 #   chown.to_bob alice: chown 1001 on the stick  -> EPERM, owner unchanged
 # Not tried: racing a symlink swap of the mount point against the helper
@@ -117,7 +119,7 @@ chmod 4755 /usr/sbin/mount.ext4
 ln -sf mount.ext4 /usr/sbin/mount.ext3
 ln -sf mount.ext4 /usr/sbin/mount.ext2
 chmod 4755 /usr/bin/mount /usr/bin/umount
-mkdir -p /media/stick /media/internal /media/granted /run/udev/data
+mkdir -p /media/stick /media/internal /media/granted /media/quoted /run/udev/data
 # libudev reads the udev database directly: the stick is "tagged" by our rules
 echo "E:EXTOWN_REMOVABLE=1" >"/run/udev/data/b$(cat /sys/block/vdb/dev)"
 echo "E:ID_FS_UUID=6a6b0e00-0000-4000-8000-000000000004" >>"/run/udev/data/b$(cat /sys/block/vdb/dev)"
@@ -125,6 +127,7 @@ cat >/etc/fstab <<'EOF'
 /dev/vdb /media/stick ext4 user,noauto 0 0
 /dev/vdc /media/internal ext4 user,noauto 0 0
 /dev/vdc /media/granted ext4 user,noauto,uid=1234,gid=1234 0 0
+/dev/vdb /media/quoted ext4 user,noauto,commit="5 0 0
 EOF
 ln -s /media/stick /home/alice/stick-link
 ln -s /dev/vdc /tmp/dev-link
@@ -309,6 +312,13 @@ rm -f /etc/extown.conf
 attempt granted.exact granted as_alice mount /media/granted
 attempt granted.other refused as_alice mount -o uid=0 /media/granted
 attempt granted.own_instead any as_alice mount -o uid=1000,gid=1000 /media/granted
+
+# --- root's typo: an unpaired '"' would swallow nosuid,nodev,uid= ----------------------
+attempt quote.fstab_unbalanced refused as_alice mount /media/quoted
+case $msg in
+*"unbalanced"*) pass quote.fstab_unbalanced.says_why ;;
+*) fail quote.fstab_unbalanced.says_why "no word of the unbalanced quote: $(echo "$msg" | head -n 1)" ;;
+esac
 
 # --- after a good mount -----------------------------------------------------------------
 unmount_all

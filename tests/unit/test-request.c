@@ -249,6 +249,16 @@ static int t_resolve_implied_root(char *why)
 	return 0;
 }
 
+static int t_quotes_balanced(char *why)
+{
+	CHECK(opts_quotes_balanced("rw,nosuid"), "no quotes called unbalanced");
+	CHECK(opts_quotes_balanced(NULL), "NULL called unbalanced");
+	CHECK(opts_quotes_balanced("context=\"a,b\",rw"), "a quoted value called unbalanced");
+	CHECK(!opts_quotes_balanced("rw,a\"b,nosuid,nodev"), "one quote accepted");
+	CHECK(!opts_quotes_balanced("x=\"a\",y=\"b,uid=1000"), "third quote accepted");
+	return 0;
+}
+
 int main(void)
 {
 	RUN("helper.H1.parse_mount8_helper_argv", t_parse_mount8_argv);
@@ -268,5 +278,6 @@ int main(void)
 	RUN("helper.H3.user_cannot_loosen_fstab_options", t_user_cannot_loosen);
 	RUN("helper.H3.user_may_restrict_options", t_user_may_restrict);
 	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
+	RUN("helper.H3.unbalanced_quotes_detected", t_quotes_balanced);
 	return 0;
 }
