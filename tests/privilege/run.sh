@@ -21,15 +21,9 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/reliability/ondisk.sh
 . "$top/tests/reliability/ondisk.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/extown-privilege.XXXXXX")
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; fi; }
-trap cleanup EXIT
-log() { echo "privilege: $*" >&2; }
-harness_fail() {
-	echo "FAIL privilege.harness: $*"
-	exit 1
-}
+# shellcheck source=tests/harness.sh
+. "$top/tests/harness.sh"
+harness_init privilege privilege
 
 kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
 	harness_fail "tools/kernel/build-kernel.sh patched failed"

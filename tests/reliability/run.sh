@@ -51,16 +51,9 @@ done
 # On disk, new inodes must carry M of uid=1000:3000,gid=1000:3001.
 NEW_UID=3000 NEW_GID=3001
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/extown-reliability.XXXXXX")
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-log() { echo "reliability: $*" >&2; }
-harness_fail() {
-	echo "FAIL reliability.harness: $*"
-	exit 1
-}
+# shellcheck source=tests/harness.sh
+. "$top/tests/harness.sh"
+harness_init reliability reliability
 
 # --- kernels, workload program, images, initramfs -----------------------
 declare -A kernel

@@ -16,15 +16,9 @@ set -euo pipefail
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/vm/ondisk.sh
 . "$top/tests/vm/ondisk.sh"
-work=$(mktemp -d "${TMPDIR:-/tmp}/extown-ktests.XXXXXX")
-cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-log() { echo "run-ktests: $*" >&2; }
-harness_fail() {
-	echo "FAIL ktests.harness: $*"
-	exit 1
-}
+# shellcheck source=tests/harness.sh
+. "$top/tests/harness.sh"
+harness_init run-ktests ktests
 # The paths every K11 comparison looks at: the initial tree and what
 # suite_plain adds to it.
 plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)

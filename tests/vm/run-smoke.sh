@@ -8,15 +8,9 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/extown-smoke.XXXXXX")
-keep=${EXTOWN_KEEP:-}
-cleanup() { if [ -z "$keep" ]; then rm -rf "$work"; fi; }
-trap cleanup EXIT
-
-harness_fail() {
-	echo "FAIL vm.smoke.harness: $*"
-	exit 1
-}
+# shellcheck source=tests/harness.sh
+. "$top/tests/harness.sh"
+harness_init run-smoke vm.smoke
 t() { # label, then a command; prints its wall time to stderr
 	local label=$1 s e
 	shift
@@ -57,4 +51,4 @@ if e2fsck -fn "$work/ext4.img" >/dev/null 2>&1 && cmp -s "$work/images/ext4.img"
 else
 	echo "FAIL vm.smoke.ro_mount_left_image_unchanged: image differs or e2fsck -fn complains"
 fi
-echo "run-smoke: accel $(cat "$work/vm/accel"), guest $(cat "$work/vm/boot-seconds") s, results in $work/vm${keep:+ (kept)}" >&2
+echo "run-smoke: accel $(cat "$work/vm/accel"), guest $(cat "$work/vm/boot-seconds") s, results in $work/vm${EXTOWN_KEEP:+ (kept)}" >&2

@@ -1,0 +1,34 @@
+# shellcheck shell=bash
+# The start every test suite script shares (sourced):
+#
+#   . "$top/tests/harness.sh"
+#   harness_init LOGNAME TESTNAME
+#
+# sets $work to a new directory under ${TMPDIR:-/tmp} that is removed on
+# exit unless EXTOWN_KEEP=1, and defines log() ("LOGNAME: ..." on stderr)
+# and harness_fail() ("FAIL TESTNAME.harness: why" on stdout, exit 1: the
+# harness broke, which is not the same as a test failing).
+
+harness_init() {
+	harness_log=$1
+	harness_test=$2
+	work=$(mktemp -d "${TMPDIR:-/tmp}/extown-$1.XXXXXX") ||
+		harness_fail "cannot make a work directory in ${TMPDIR:-/tmp}"
+	trap harness_cleanup EXIT
+}
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+harness_cleanup() {
+	if [ -z "${EXTOWN_KEEP:-}" ]; then
+		rm -rf "$work"
+	else
+		echo "$harness_log: work directory kept: $work" >&2
+	fi
+}
+
+log() { echo "$harness_log: $*" >&2; }
+
+harness_fail() {
+	echo "FAIL $harness_test.harness: $*"
+	exit 1
+}
