@@ -127,22 +127,6 @@ static inline void check_nosuid_nodev(const char *opts)
 		fuzz_violation("owner added but libmount would mount without nodev", opts);
 }
 
-/*
- * Does S hold an odd number of double quotes? libmount then reads everything
- * after the last one as a quoted value, options appended later included: an
- * option string that root wrote that way (fstab, root's -o) swallows the
- * nosuid,nodev the helper appends (docs/reliability.md, "Findings"). The
- * targets check the nosuid/nodev property only for balanced strings.
- */
-static inline bool unbalanced_quotes(const char *s)
-{
-	size_t n = 0;
-
-	for (; s && *s; s++)
-		n += *s == '"';
-	return n % 2;
-}
-
 /* A NUL-terminated copy of the fuzz input. */
 static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 {
