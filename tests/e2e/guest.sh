@@ -138,7 +138,9 @@ story() {
 
 	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
 		fail "$t.udisksctl_mount_by_alice" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
-		for n in mount_has_uid_1000 ls_shows_uid_1000 alice_edits_0600_file alice_creates_file alice_chown_eperm udisksctl_unmount_by_alice; do
+		for n in udisksctl_mount_shows_uid_1000 ls_shows_uid_1000 alice_reads_0600_file \
+			alice_edits_0600_file alice_creates_file new_file_stats_1000 alice_chown_eperm \
+			root_chown_eperm chown_to_presented_owner_ok udisksctl_unmount_by_alice; do
 			skip "$t.$n" "not mounted"
 		done
 		return 0
