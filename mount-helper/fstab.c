@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,74 +39,141 @@ static bool in_list(gid_t gid, const gid_t *groups, size_t n)
 	return false;
 }
 
-/*
- * mount(8) sets up a loop device before it runs the helper, which then sees
- * /dev/loopN: the fstab entry names the backing file. NULL when SOURCE is
- * not a loop device.
- */
-static char *loop_backing_file(const char *source)
-{
-	char path[PATH_MAX], buf[PATH_MAX];
-	const char *name;
-	ssize_t n;
-	int fd;
+/* the permission flags of libmount's user option map */
+enum {
+	PERM_USER = 1 << 0,
+	PERM_USERS = 1 << 1,
+	PERM_OWNER = 1 << 2,
+	PERM_GROUP = 1 << 3,
+};
 
-	if (strncmp(source, "/dev/loop", 9) != 0)
-		return NULL;
-	name = source + 5;
-	for (const char *c = name + 4; *c; c++)
-		if (!isdigit((unsigned char)*c))
-			return NULL;
-	snprintf(path, sizeof(path), "/sys/block/%s/loop/backing_file", name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return NULL;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return strdup(buf);
+struct perm_walk {
+	unsigned flags;
+};
+
+static int perm_cb(const char *name, size_t namesz, const char *val,
+		   size_t valsz, void *data)
+{
+	static const struct {
+		const char *name;
+		unsigned flag;
+		bool set;
+	} map[] = {
+		{ "user", PERM_USER, true }, { "nouser", PERM_USER, false },
+		{ "users", PERM_USERS, true }, { "nousers", PERM_USERS, false },
+		{ "owner", PERM_OWNER, true }, { "noowner", PERM_OWNER, false },
+		{ "group", PERM_GROUP, true }, { "nogroup", PERM_GROUP, false },
+	};
+	struct perm_walk *w = data;
+
+	(void)valsz;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (namesz != strlen(map[i].name) || strncmp(name, map[i].name, namesz))
+			continue;
+		/* only "user" takes a value ("user=NAME") */
+		if (val && map[i].flag != PERM_USER)
+			return 0;
+		if (map[i].set)
+			w->flags |= map[i].flag;
+		else
+			w->flags &= ~map[i].flag;
+	}
+	return 0;
 }
 
-/* "user" without a name, "users", "owner" if the caller owns the device,
- * "group" if the caller is in the device's group: evaluate_permissions(). */
+/*
+ * libmount evaluate_permissions(): the flags, the last of each pair
+ * winning; "user" whose (first) occurrence carries a name records who
+ * mounted it and grants nothing; "owner" if the caller owns the device,
+ * "group" if the caller is in the device's group.
+ */
 static int check_grant(const char *opts, const char *device, uid_t caller,
 		       const gid_t *groups, size_t ngroups, char *why, size_t whysz)
 {
-	bool owner, group;
+	struct perm_walk w = { 0 };
 	struct stat st;
 	char *val;
 	size_t valsz;
 
-	if (mnt_optstr_get_option(opts, "user", &val, &valsz) == 0 && valsz == 0)
+	if (opts_walk(opts, perm_cb, &w) < 0)
+		return fail(why, whysz, "out of memory");
+	if ((w.flags & PERM_USER) &&
+	    mnt_optstr_get_option(opts, "user", &val, &valsz) == 0 && valsz)
+		w.flags &= ~PERM_USER;
+	if (w.flags & (PERM_USER | PERM_USERS))
 		return 0;
-	if (mnt_optstr_get_option(opts, "users", &val, &valsz) == 0)
-		return 0;
-	owner = mnt_optstr_get_option(opts, "owner", &val, &valsz) == 0;
-	group = mnt_optstr_get_option(opts, "group", &val, &valsz) == 0;
-	if ((owner || group) && strncmp(device, "/dev/", 5) == 0 &&
+	if ((w.flags & (PERM_OWNER | PERM_GROUP)) && strncmp(device, "/dev/", 5) == 0 &&
 	    stat(device, &st) == 0 &&
-	    ((owner && st.st_uid == caller) ||
-	     (group && in_list(st.st_gid, groups, ngroups))))
+	    (((w.flags & PERM_OWNER) && st.st_uid == caller) ||
+	     ((w.flags & PERM_GROUP) && in_list(st.st_gid, groups, ngroups))))
 		return 0;
-	if (owner || group)
+	if (w.flags & (PERM_OWNER | PERM_GROUP))
 		return fail(why, whysz, "the fstab entry allows only the %s of the device",
-			    owner ? "owner" : "group");
-	return fail(why, whysz, "the fstab entry has no user, users, owner or group option: "
-		    "only root can mount it");
+			    (w.flags & PERM_OWNER) ? "owner" : "group");
+	return fail(why, whysz, "the fstab entry has no user, users, owner or group option "
+		    "in force: only root can mount it");
+}
+
+/* offset= or sizelimit= of an fstab entry, 0 when absent; -1 when malformed */
+static int opt_u64(const char *opts, const char *name, uint64_t *v)
+{
+	char *val, *end, buf[32];
+	size_t valsz;
+
+	*v = 0;
+	if (mnt_optstr_get_option(opts, name, &val, &valsz) != 0)
+		return 0;
+	if (!valsz || valsz >= sizeof(buf) || !isdigit((unsigned char)*val))
+		return -1;
+	memcpy(buf, val, valsz);
+	buf[valsz] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 0);
+	return (*end || errno) ? -1 : 0;
+}
+
+/*
+ * The "loop" entry for TARGET whose file, offset and size limit are what the
+ * loop device serves, or NULL.
+ */
+static struct libmnt_fs *find_loop_entry(struct libmnt_table *tb, const char *target,
+					 struct libmnt_cache *cache,
+					 const struct loop_backing *loop,
+					 fstab_stat_fn stat_backing)
+{
+	struct libmnt_iter *it = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs = NULL;
+	bool found = false;
+
+	while (it && !found && mnt_table_next_fs(tb, it, &fs) == 0) {
+		const char *opts = mnt_fs_get_options(fs);
+		const char *src = mnt_fs_get_srcpath(fs);
+		uint64_t offset, sizelimit;
+		struct stat st;
+
+		if (!src || !opts_has(opts, "loop") || !mnt_fs_match_target(fs, target, cache))
+			continue;
+		if (opt_u64(opts, "offset", &offset) || opt_u64(opts, "sizelimit", &sizelimit))
+			continue;
+		found = stat_backing(src, &st) == 0 && S_ISREG(st.st_mode) &&
+			st.st_dev == loop->dev && st.st_ino == loop->ino &&
+			offset == loop->offset && sizelimit == loop->sizelimit;
+	}
+	mnt_free_iter(it);
+	return found ? fs : NULL;
 }
 
 int fstab_user_grant(const char *fstab_path, const char *source,
 		     const char *target, uid_t caller, const gid_t *groups,
-		     size_t ngroups, struct fstab_grant *g, char *why, size_t whysz)
+		     size_t ngroups, const struct loop_backing *loop,
+		     fstab_stat_fn stat_backing, struct fstab_grant *g,
+		     char *why, size_t whysz)
 {
 	struct libmnt_table *tb = mnt_new_table();
 	struct libmnt_cache *cache = mnt_new_cache();
 	struct libmnt_fs *fs = NULL;
-	char *backing = NULL;
 	const char *dev, *type, *opts;
+	bool by_loop = false;
 	int rc = -1;
 
 	memset(g, 0, sizeof(*g));
@@ -119,19 +187,16 @@ int fstab_user_grant(const char *fstab_path, const char *source,
 		goto out;
 	}
 	fs = mnt_table_find_pair(tb, source, target, MNT_ITER_FORWARD);
-	if (!fs) {
-		backing = loop_backing_file(source);
-		if (backing)
-			fs = mnt_table_find_pair(tb, backing, target, MNT_ITER_FORWARD);
-		if (fs && !opts_has(mnt_fs_get_options(fs), "loop"))
-			fs = NULL;	/* only an entry with "loop" names a backing file */
+	if (!fs && loop) {
+		fs = find_loop_entry(tb, target, cache, loop, stat_backing);
+		by_loop = fs != NULL;
 	}
 	if (!fs) {
 		fail(why, whysz, "not in %s with this source and mount point: "
 		     "only root can mount it", fstab_path);
 		goto out;
 	}
-	if (backing) {
+	if (by_loop) {
 		dev = source;		/* the loop device mount(8) set up */
 	} else {
 		dev = mnt_resolve_spec(mnt_fs_get_source(fs), cache);
@@ -151,6 +216,7 @@ int fstab_user_grant(const char *fstab_path, const char *source,
 	if (check_grant(opts ? opts : "", dev, caller, groups, ngroups, why, whysz))
 		goto out;
 
+	g->loop = by_loop;
 	g->source = strdup(dev);
 	g->target = strdup(mnt_fs_get_target(fs));
 	g->fstype = type && strcmp(type, "auto") != 0 ? strdup(type) : NULL;
@@ -162,7 +228,6 @@ int fstab_user_grant(const char *fstab_path, const char *source,
 	}
 	rc = 0;
 out:
-	free(backing);
 	mnt_unref_table(tb);
 	mnt_unref_cache(cache);
 	return rc;

@@ -9,11 +9,13 @@
  *
  * For fstab "user" mounts mount(8) runs helpers with the user's own uid, so
  * this program is installed setuid root. For a caller whose real uid is not
- * 0 it trusts nothing but /etc/fstab: see docs/threat-model.md.
+ * 0 it trusts nothing but /etc/fstab and grants nothing mount(8) itself
+ * would refuse: see docs/threat-model.md.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +23,15 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libmount.h>
 
+#include "bootfs.h"
 #include "device.h"
 #include "fstab.h"
+#include "loopdev.h"
 #include "mounter.h"
 #include "owner.h"
 #include "policy.h"
@@ -37,8 +42,9 @@
 #endif
 #define FSTAB_PATH	"/etc/fstab"
 #define SYSFS_ROOT	"/sys"
+#define MODULES_ROOT	"/lib/modules"
 #define SAFE_PATH	"/usr/sbin:/usr/bin:/sbin:/bin"
-#define MAX_GROUPS	256
+#define USER_NAME_MAX	255
 
 /* Who runs us, read once from the kernel and the passwd database. */
 struct caller {
@@ -46,9 +52,18 @@ struct caller {
 	gid_t gid;			/* primary gid from passwd */
 	bool privileged;		/* real uid 0 */
 	bool setuid_root;		/* effective uid 0 while real uid is not */
-	char name[64];
-	gid_t groups[MAX_GROUPS + 2];	/* real gid, primary gid, supplementary */
+	char *name;
+	gid_t *groups;			/* real gid, primary gid, supplementary */
 	size_t ngroups;
+};
+
+/* What is mounted, and with what, once the caller's request is checked. */
+struct mount_request {
+	const char *source, *target, *fstype;
+	char *opts;
+	struct fstab_grant grant;	/* users: the fstab entry */
+	int loop_fd;			/* users: the loop device held open, or -1 */
+	struct notes warnings;
 };
 
 /* fds 0-2 must be open before anything is opened in a setuid program */
@@ -65,33 +80,78 @@ static int sanitize_fds(void)
 	return 0;
 }
 
+/*
+ * The name goes into /run/mount/utab as user=NAME, an option string: it
+ * must fit and must not carry option syntax.
+ */
+static bool name_fits_utab(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > USER_NAME_MAX)
+		return false;
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (*c <= ' ' || *c == 0x7f || strchr(",\"'=\\", *c))
+			return false;
+	return true;
+}
+
+static int caller_groups(struct caller *c, char *why, size_t whysz)
+{
+	int n = getgroups(0, NULL);
+
+	if (n < 0)
+		return fail(why, whysz, "cannot read the caller's groups: %s", strerror(errno));
+	c->groups = calloc((size_t)n + 2, sizeof(*c->groups));
+	if (!c->groups)
+		return fail(why, whysz, "out of memory");
+	c->groups[0] = getgid();
+	c->groups[1] = c->gid;
+	n = getgroups(n, c->groups + 2);
+	if (n < 0)
+		return fail(why, whysz, "cannot read the caller's groups: %s", strerror(errno));
+	c->ngroups = (size_t)n + 2;
+	return 0;
+}
+
+/* -1: refused (why), -2: system error (why) */
 static int caller_init(struct caller *c, char *why, size_t whysz)
 {
 	struct passwd *pw;
-	gid_t sup[MAX_GROUPS];
-	int n;
 
 	memset(c, 0, sizeof(*c));
 	c->uid = getuid();
 	c->privileged = c->uid == 0;
 	c->setuid_root = !c->privileged && geteuid() == 0;
+	errno = 0;
 	pw = getpwuid(c->uid);
-	if (!pw) {
-		if (c->privileged) {
-			snprintf(c->name, sizeof(c->name), "root");
-			return 0;
-		}
-		return fail(why, whysz, "uid %lu has no passwd entry",
-			    (unsigned long)c->uid);
+	if (pw) {
+		c->gid = pw->pw_gid;
+		c->name = strdup(pw->pw_name);
+	} else if (c->privileged) {
+		c->name = strdup("root");
+	} else {
+		return fail(why, whysz, "uid %lu has no passwd entry%s%s",
+			    (unsigned long)c->uid, errno ? ": " : "",
+			    errno ? strerror(errno) : "");
 	}
-	c->gid = pw->pw_gid;
-	snprintf(c->name, sizeof(c->name), "%s", pw->pw_name);
-	c->groups[c->ngroups++] = getgid();
-	c->groups[c->ngroups++] = c->gid;
-	n = getgroups(MAX_GROUPS, sup);
-	for (int i = 0; i < n; i++)
-		c->groups[c->ngroups++] = sup[i];
+	if (!c->name) {
+		fail(why, whysz, "out of memory");
+		return -2;
+	}
+	if (caller_groups(c, why, whysz))
+		return -2;
+	if (!c->privileged && !name_fits_utab(c->name))
+		return fail(why, whysz, "user name '%.64s' cannot be recorded in "
+			    "/run/mount/utab (too long, or has one of , \" ' = \\ or "
+			    "blanks)", c->name);
 	return 0;
+}
+
+static void caller_free(struct caller *c)
+{
+	free(c->name);
+	free(c->groups);
 }
 
 /* Setuid: run the checks with the caller's own ids; root again only to mount. */
@@ -116,29 +176,273 @@ static int become_root(const struct caller *c)
 	return 0;
 }
 
+/*
+ * stat(2) as root, for a path root wrote into /etc/fstab. A failure to go
+ * back to the caller's uid ends the program: nothing may run as root by
+ * accident.
+ */
+static int stat_as_root(const char *path, struct stat *st)
+{
+	uid_t euid = geteuid();
+	int rc, err;
+
+	if (euid != 0 && seteuid(0) != 0)
+		return stat(path, st);
+	rc = stat(path, st);
+	err = errno;
+	if (euid != 0 && seteuid(euid) != 0) {
+		fprintf(stderr, "mount.ext4: cannot drop privileges again\n");
+		_exit(MNT_EX_SYSERR);
+	}
+	errno = err;
+	return rc;
+}
+
+/* open a loop device as root (users cannot open /dev/loopN themselves) */
+static int loop_open_as_root(const char *path, struct loop_backing *b)
+{
+	uid_t euid = geteuid();
+	int fd, err;
+
+	if (euid != 0 && seteuid(0) != 0)
+		return -1;
+	fd = loopdev_open(path, b);
+	err = errno;
+	if (euid != 0 && seteuid(euid) != 0) {
+		fprintf(stderr, "mount.ext4: cannot drop privileges again\n");
+		_exit(MNT_EX_SYSERR);
+	}
+	errno = err;
+	return fd;
+}
+
 static void print_notes(const char *prog, const char *what, const struct notes *n)
 {
 	for (size_t i = 0; i < n->n; i++)
 		fprintf(stderr, "%s: %s: %s\n", prog, what, n->line[i]);
 }
 
-int main(int argc, char *argv[])
+/* root, udisks, systemd: the command line is the request */
+static int request_from_root(const struct request *rq, struct mount_request *mr)
+{
+	mr->source = rq->source;
+	mr->target = rq->target;
+	mr->fstype = rq->fstype;
+	mr->opts = strdup(rq->options ? rq->options : "");
+	if (mr->opts && rq->rdonly && mnt_optstr_append_option(&mr->opts, "ro", NULL))
+		return MNT_EX_SYSERR;
+	if (mr->opts && rq->rdwrite && mnt_optstr_append_option(&mr->opts, "rw", NULL))
+		return MNT_EX_SYSERR;
+	return mr->opts ? MNT_EX_SUCCESS : MNT_EX_SYSERR;
+}
+
+/* a user: refused outright, before /etc/fstab is even read; 0 or -1 */
+static int user_flags_refused(const struct request *rq, char *why, size_t whysz)
+{
+	const char *pass = opts_passthrough(rq->options);
+
+	if (rq->ns)
+		return fail(why, whysz, "-N is for root only");
+	if (rq->fake || rq->nomtab)
+		return fail(why, whysz, "-%c is for root only (mount(8) refuses it to "
+			    "users too)", rq->fake ? 'f' : 'n');
+	if (pass)
+		return fail(why, whysz, "'%s' is for root only (mount(8) refuses it to "
+			    "users too)", pass);
+	return 0;
+}
+
+/* a user: only what /etc/fstab grants, as restricted mount(8) would pass it */
+static int request_from_user(const char *prog, const struct request *rq,
+			     const struct caller *c, struct mount_request *mr)
+{
+	struct loop_backing backing;
+	char why[512] = "";
+
+	if (user_flags_refused(rq, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, rq->target, why);
+		return MNT_EX_USAGE;
+	}
+	if (loopdev_name(rq->source))
+		mr->loop_fd = loop_open_as_root(rq->source, &backing);
+	if (fstab_user_grant(FSTAB_PATH, rq->source, rq->target, c->uid, c->groups,
+			     c->ngroups, mr->loop_fd >= 0 ? &backing : NULL,
+			     stat_as_root, &mr->grant, why, sizeof(why)) ||
+	    /* H4: a uid=/gid= that is not the caller's own, named as such */
+	    opts_check_ids(rq->options, mr->grant.options, c->uid, c->groups,
+			   c->ngroups, why, sizeof(why)) ||
+	    opts_check_user_argv(rq->options, mr->grant.options, c->name,
+				 why, sizeof(why))) {
+		fprintf(stderr, "%s: %s: %s\n", prog, rq->target, why);
+		return MNT_EX_USAGE;
+	}
+	mr->source = mr->grant.source;
+	mr->target = mr->grant.target;
+	mr->fstype = mr->grant.fstype ? mr->grant.fstype : rq->fstype;
+	if (opts_for_user_mount(mr->grant.options, rq->options, rq->rdonly,
+				c->name, &mr->opts, &mr->warnings))
+		return MNT_EX_SYSERR;
+	/* the source is the loop device already: no second one on top */
+	if (mr->grant.loop && opts_drop_loop(&mr->opts))
+		return MNT_EX_SYSERR;
+	return MNT_EX_SUCCESS;
+}
+
+static bool kernel_support(const char *fstype)
+{
+	struct utsname u;
+	char modules[PATH_MAX] = "";
+	struct kernel_paths kp = { SYSFS_ROOT, modules };
+
+	if (uname(&u) == 0)
+		snprintf(modules, sizeof(modules), "%s/%s", MODULES_ROOT, u.release);
+	return kernel_supports_override(&kp, fstype);
+}
+
+/* H2, H3, H5-H7, H9: who owns the files; *opts rewritten accordingly */
+static int decide_owner(const char *prog, const struct caller *c,
+			const struct policy *policy, struct mount_request *mr,
+			struct owner_decision *d, struct notes *notes)
+{
+	struct device_info dev = { 0 };
+	struct owner_input in;
+	struct stat st;
+	bool boot = false;
+
+	if (stat(mr->source, &st) == 0 && S_ISBLK(st.st_mode)) {
+		device_lookup(st.st_rdev, &dev);
+		if (dev.removable)
+			boot = bootfs_holds(st.st_rdev, "/", FSTAB_PATH);
+	}
+	in = (struct owner_input) {
+		.privileged = c->privileged,
+		.uid = c->uid,
+		.gid = c->gid,
+		.groups = c->groups,
+		.ngroups = c->ngroups,
+		.options = mr->opts,
+		.removable = dev.removable,
+		.fs_uuid = dev.fs_uuid,
+		.boot_fs = boot,
+		.passthrough = opts_passthrough(mr->opts),
+		.kernel_support = kernel_support(mr->fstype),
+		.policy = policy,
+	};
+	owner_decide(&in, d);
+	if (d->kernel_missing)		/* H6: once, whether -v or not */
+		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support "
+			"for %s; mounting without the ownership override\n",
+			prog, mr->source, mr->fstype);
+	/* what the helper adds or a user mount relies on must reach the kernel */
+	if ((d->action == OWNER_ADD || !c->privileged) && !opts_quotes_balanced(mr->opts)) {
+		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
+			"nosuid, nodev, uid= and gid= after it would be lost; "
+			"not mounting\n", prog, mr->source, mr->opts);
+		return MNT_EX_USAGE;
+	}
+	if (opts_apply_owner(&mr->opts, d, notes))
+		return MNT_EX_SYSERR;
+	/* an owner root granted in fstab: no setuid files, no device nodes */
+	if (!c->privileged && (opts_has(mr->opts, "uid") || opts_has(mr->opts, "gid")) &&
+	    opts_force_nosuid_nodev(&mr->opts, notes))
+		return MNT_EX_SYSERR;
+	if (d->action == OWNER_LEAVE)
+		notes_add(notes, "options unchanged: %s", d->why);
+	return MNT_EX_SUCCESS;
+}
+
+/* The policy is read while still root (a 0600 file is the administrator's
+ * right); a file that exists but cannot be used adds no owner (H10). */
+static void load_policy(const char *prog, struct policy *policy)
+{
+	char why[512] = "";
+
+	if (policy_load(policy, EXTOWN_CONF, &policy_system_names, why, sizeof(why)) < 0)
+		fprintf(stderr, "%s: %s: %s; adding no owner to any mount until it is "
+			"fixed\n", prog, EXTOWN_CONF, why);
+}
+
+static int run(const char *prog, int argc, char *argv[])
 {
 	struct request rq;
 	struct caller caller;
 	struct policy policy;
-	struct fstab_grant grant = { 0 };
-	struct device_info dev = { 0 };
-	struct owner_input in;
 	struct owner_decision d;
-	struct notes notes = { 0 }, warnings = { 0 };
-	struct mount_plan plan;
-	struct stat st;
-	const char *prog, *source, *target, *fstype;
-	char why[512] = "", *opts = NULL;
-	int ex = MNT_EX_SUCCESS;
+	struct notes notes = { 0 };
+	struct mount_request mr = { .loop_fd = -1 };
+	char why[512] = "";
+	int ex, rc;
 
-	prog = request_progname(argc > 0 ? argv[0] : NULL);
+	load_policy(prog, &policy);
+	rc = caller_init(&caller, why, sizeof(why));
+	if (rc) {
+		fprintf(stderr, "%s: %s\n", prog, why);
+		ex = rc == -2 ? MNT_EX_SYSERR : MNT_EX_USAGE;
+		goto out;
+	}
+	if (drop_effective(&caller)) {
+		fprintf(stderr, "%s: cannot drop privileges\n", prog);
+		ex = MNT_EX_SYSERR;
+		goto out;
+	}
+	if (request_parse(&rq, argc, argv, why, sizeof(why))) {
+		fprintf(stderr, "%s: %s\n", prog, why);
+		ex = MNT_EX_USAGE;
+		goto out;
+	}
+	for (size_t i = 0; i < rq.nunknown; i++)
+		fprintf(stderr, "%s: ignoring unknown option '%s'\n", prog, rq.unknown[i]);
+
+	ex = caller.privileged ? request_from_root(&rq, &mr) :
+		request_from_user(prog, &rq, &caller, &mr);
+	if (ex == MNT_EX_SUCCESS) {
+		print_notes(prog, mr.target, &mr.warnings);
+		ex = decide_owner(prog, &caller, &policy, &mr, &d, &notes);
+	}
+	if (ex == MNT_EX_SYSERR)
+		fprintf(stderr, "%s: %s: out of memory\n", prog, rq.target);
+	if (ex != MNT_EX_SUCCESS)
+		goto out;
+	if (rq.verbose) {
+		print_notes(prog, mr.source, &notes);
+		fprintf(stderr, "%s: mounting %s on %s type %s options '%s'\n",
+			prog, mr.source, mr.target, mr.fstype, mr.opts);
+	}
+	if (!caller.privileged && !caller.setuid_root) {
+		fprintf(stderr, "%s: %s: only root can mount it: %s is not installed "
+			"setuid root\n", prog, mr.target, prog);
+		ex = MNT_EX_USAGE;
+		goto out;
+	}
+	if (become_root(&caller)) {
+		fprintf(stderr, "%s: %s: cannot regain root privileges\n", prog, mr.target);
+		ex = MNT_EX_SYSERR;
+		goto out;
+	}
+	ex = mounter_mount(&(struct mount_plan) {
+		.source = mr.source,
+		.target = mr.target,
+		.fstype = mr.fstype,
+		.options = mr.opts,
+		.ns = rq.ns,
+		.sloppy = rq.sloppy,
+		.fake = rq.fake,
+		.nomtab = rq.nomtab,
+		.verbose = rq.verbose,
+	}, prog);
+out:
+	if (mr.loop_fd >= 0)
+		close(mr.loop_fd);
+	free(mr.opts);
+	fstab_grant_free(&mr.grant);
+	caller_free(&caller);
+	return ex;
+}
+
+int main(int argc, char *argv[])
+{
+	const char *prog = request_progname(argc > 0 ? argv[0] : NULL);
+
 	if (getuid() != 0) {
 		/* nothing from the caller's environment is used (LIBMOUNT_*,
 		 * locale, PATH): util-linux's setuid programs do the same */
@@ -149,134 +453,5 @@ int main(int argc, char *argv[])
 		}
 		umask(022);
 	}
-	if (caller_init(&caller, why, sizeof(why)) || drop_effective(&caller)) {
-		fprintf(stderr, "%s: %s\n", prog, *why ? why : "cannot drop privileges");
-		return MNT_EX_USAGE;
-	}
-	if (request_parse(&rq, argc, argv, why, sizeof(why))) {
-		fprintf(stderr, "%s: %s\n", prog, why);
-		return MNT_EX_USAGE;
-	}
-
-	switch (policy_load(&policy, EXTOWN_CONF, &policy_system_names, why, sizeof(why))) {
-	case -1:
-		fprintf(stderr, "%s: %s: %s; ignoring the file\n", prog, EXTOWN_CONF, why);
-		break;
-	default:
-		break;
-	}
-
-	if (caller.privileged) {
-		/* root, udisks, systemd: the command line is the request */
-		source = rq.source;
-		target = rq.target;
-		fstype = rq.fstype;
-		opts = strdup(rq.options ? rq.options : "");
-		if (rq.rdonly && opts && mnt_optstr_append_option(&opts, "ro", NULL))
-			opts = NULL;
-		if (rq.rdwrite && opts && mnt_optstr_append_option(&opts, "rw", NULL))
-			opts = NULL;
-	} else {
-		/* a user: only what /etc/fstab grants */
-		if (rq.ns) {
-			fprintf(stderr, "%s: %s: -N is for root only\n", prog, rq.target);
-			return MNT_EX_USAGE;
-		}
-		if (fstab_user_grant(FSTAB_PATH, rq.source, rq.target, caller.uid,
-				     caller.groups, caller.ngroups, &grant,
-				     why, sizeof(why))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, rq.target, why);
-			return MNT_EX_USAGE;
-		}
-		/* H4: uid=/gid= that are not the caller's own and not in fstab */
-		if (opts_check_ids(rq.options, grant.options, caller.uid,
-				   caller.groups, caller.ngroups, why, sizeof(why))) {
-			fprintf(stderr, "%s: %s: %s\n", prog, rq.target, why);
-			fstab_grant_free(&grant);
-			return MNT_EX_USAGE;
-		}
-		source = grant.source;
-		target = grant.target;
-		fstype = grant.fstype ? grant.fstype : rq.fstype;
-		if (opts_for_user_mount(grant.options, rq.options, rq.rdonly,
-					caller.name, &opts, &warnings))
-			opts = NULL;
-	}
-	if (!opts) {
-		fprintf(stderr, "%s: %s: out of memory\n", prog, rq.target);
-		ex = MNT_EX_SYSERR;
-		goto out;
-	}
-	print_notes(prog, target, &warnings);
-
-	/* H2: only a block device udev tagged removable can get an owner */
-	if (stat(source, &st) == 0 && S_ISBLK(st.st_mode))
-		device_lookup(st.st_rdev, &dev);
-
-	in = (struct owner_input) {
-		.privileged = caller.privileged,
-		.uid = caller.uid,
-		.gid = caller.gid,
-		.groups = caller.groups,
-		.ngroups = caller.ngroups,
-		.options = opts,
-		.removable = dev.removable,
-		.fs_uuid = dev.fs_uuid,
-		.kernel_support = kernel_supports_override(SYSFS_ROOT, fstype),
-		.policy = &policy,
-	};
-	owner_decide(&in, &d);
-	if (d.kernel_missing)		/* H6: once, whether -v or not */
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support "
-			"for %s; mounting without the ownership override\n",
-			prog, source, fstype);
-	/* what the helper adds or a user mount relies on must reach the kernel */
-	if ((d.action == OWNER_ADD || !caller.privileged) &&
-	    !opts_quotes_balanced(opts)) {
-		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
-			"nosuid, nodev, uid= and gid= after it would be lost; "
-			"not mounting\n", prog, source, opts);
-		ex = MNT_EX_USAGE;
-		goto out;
-	}
-	if (opts_apply_owner(&opts, &d, &notes)) {
-		fprintf(stderr, "%s: %s: out of memory\n", prog, rq.target);
-		ex = MNT_EX_SYSERR;
-		goto out;
-	}
-	if (d.action == OWNER_LEAVE)
-		notes_add(&notes, "options unchanged: %s", d.why);
-	if (rq.verbose) {
-		print_notes(prog, source, &notes);
-		fprintf(stderr, "%s: mounting %s on %s type %s options '%s'\n",
-			prog, source, target, fstype, opts);
-	}
-
-	if (!caller.privileged && !caller.setuid_root && !rq.fake) {
-		fprintf(stderr, "%s: %s: only root can mount it: %s is not installed "
-			"setuid root\n", prog, target, prog);
-		ex = MNT_EX_USAGE;
-		goto out;
-	}
-	if (become_root(&caller)) {
-		fprintf(stderr, "%s: %s: cannot regain root privileges\n", prog, target);
-		ex = MNT_EX_SYSERR;
-		goto out;
-	}
-	plan = (struct mount_plan) {
-		.source = source,
-		.target = target,
-		.fstype = fstype,
-		.options = opts,
-		.ns = rq.ns,
-		.sloppy = rq.sloppy,
-		.fake = rq.fake,
-		.nomtab = rq.nomtab,
-		.verbose = rq.verbose,
-	};
-	ex = mounter_mount(&plan, prog);
-out:
-	free(opts);
-	fstab_grant_free(&grant);
-	return ex;
+	return run(prog, argc, argv);
 }

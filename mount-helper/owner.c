@@ -34,14 +34,20 @@ static const char *decide(const struct owner_input *in, struct owner_decision *d
 	char *val;
 	size_t valsz;
 
+	if (in->passthrough)
+		return "not a new mount (remount, bind, move or propagation change)";
 	if (in->options &&
 	    mnt_optstr_get_option(in->options, "uhelper", &val, &valsz) == 0 &&
 	    valsz == strlen("udisks2") && strncmp(val, "udisks2", valsz) == 0)
 		return "udisks chose the options (uhelper=udisks2)";
+	if (p->broken)
+		return "the policy file cannot be used";
 	if (!p->enabled)
 		return "disabled by the policy file (enabled = no)";
 	if (!in->removable)
 		return "device not tagged removable (no EXTOWN_REMOVABLE=1)";
+	if (in->boot_fs)
+		return "the filesystem holds / or is mounted at boot from /etc/fstab";
 	if (policy_uuid_listed(p->deny_uuid, p->n_deny_uuid, in->fs_uuid))
 		return "filesystem UUID listed in deny-uuid";
 	if (p->n_allow_uuid &&
@@ -118,23 +124,9 @@ static int remove_all(char **opts, const char *name)
 	return rc < 0 ? -1 : n;
 }
 
-int opts_apply_owner(char **opts, const struct owner_decision *d,
-		     struct notes *notes)
+int opts_force_nosuid_nodev(char **opts, struct notes *notes)
 {
-	char num[2][24], added[128] = "";
 	int n;
-
-	if (d->action != OWNER_ADD)
-		return 0;
-
-	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
-	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);
-	if (!opts_has(*opts, "uid") &&
-	    add_opt(opts, added, sizeof(added), "uid", num[0]))
-		return -1;
-	if (!opts_has(*opts, "gid") &&
-	    add_opt(opts, added, sizeof(added), "gid", num[1]))
-		return -1;
 
 	n = remove_all(opts, "suid");
 	if (n < 0)
@@ -148,12 +140,40 @@ int opts_apply_owner(char **opts, const struct owner_decision *d,
 	if (n)
 		notes_add(notes, "removed 'dev': device nodes presented as the "
 			  "user's would give raw device access");
-	if (!opts_has(*opts, "nosuid") &&
-	    add_opt(opts, added, sizeof(added), "nosuid", NULL))
+	if (!opts_has(*opts, "nosuid") && mnt_optstr_append_option(opts, "nosuid", NULL))
 		return -1;
-	if (!opts_has(*opts, "nodev") &&
-	    add_opt(opts, added, sizeof(added), "nodev", NULL))
+	if (!opts_has(*opts, "nodev") && mnt_optstr_append_option(opts, "nodev", NULL))
 		return -1;
+	return 0;
+}
+
+int opts_apply_owner(char **opts, const struct owner_decision *d,
+		     struct notes *notes)
+{
+	char num[2][24], added[128] = "";
+	bool had_nosuid, had_nodev;
+
+	if (d->action != OWNER_ADD)
+		return 0;
+
+	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
+	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);
+	if (!opts_has(*opts, "uid") &&
+	    add_opt(opts, added, sizeof(added), "uid", num[0]))
+		return -1;
+	if (!opts_has(*opts, "gid") &&
+	    add_opt(opts, added, sizeof(added), "gid", num[1]))
+		return -1;
+	had_nosuid = opts_has(*opts, "nosuid");
+	had_nodev = opts_has(*opts, "nodev");
+	if (opts_force_nosuid_nodev(opts, notes))
+		return -1;
+	if (!had_nosuid)
+		snprintf(added + strlen(added), sizeof(added) - strlen(added), "%snosuid",
+			 *added ? "," : "");
+	if (!had_nodev)
+		snprintf(added + strlen(added), sizeof(added) - strlen(added), "%snodev",
+			 *added ? "," : "");
 
 	if (*added)
 		notes_add(notes, "added %s: %s", added, d->why);
@@ -162,25 +182,46 @@ int opts_apply_owner(char **opts, const struct owner_decision *d,
 	return 0;
 }
 
-static bool exists(const char *sysroot, const char *rel)
+static bool exists(const char *dir, const char *rel)
 {
 	char path[4096];
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", sysroot, rel) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
 		return false;
 	return access(path, F_OK) == 0;
 }
 
-bool kernel_supports_override(const char *sysroot, const char *fstype)
+/* Does module list DIR/NAME exist and name no fs/ext2/ext2.ko? */
+static bool module_list_without_ext2(const char *dir, const char *name)
+{
+	char path[4096], line[4096];
+	bool found = false;
+	FILE *f;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "fs/ext2/ext2.ko") != NULL;
+	fclose(f);
+	return !found;
+}
+
+bool kernel_supports_override(const struct kernel_paths *kp, const char *fstype)
 {
 	if (strcmp(fstype, "ext2") == 0) {
-		if (exists(sysroot, "fs/ext2/features/uid_gid_override"))
+		if (exists(kp->sysfs, "fs/ext2/features/uid_gid_override"))
 			return true;
 		/* a separate ext2 driver (patched or not) serves ext2 */
-		if (exists(sysroot, "fs/ext2") || exists(sysroot, "module/ext2"))
+		if (exists(kp->sysfs, "fs/ext2") || exists(kp->sysfs, "module/ext2"))
+			return false;
+		if (!module_list_without_ext2(kp->modules, "modules.builtin") ||
+		    !module_list_without_ext2(kp->modules, "modules.dep"))
 			return false;
 	} else if (strcmp(fstype, "ext3") != 0 && strcmp(fstype, "ext4") != 0) {
 		return false;
 	}
-	return exists(sysroot, "fs/ext4/features/uid_gid_override");
+	return exists(kp->sysfs, "fs/ext4/features/uid_gid_override");
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +32,13 @@ void policy_init(struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->enabled = true;
+}
+
+void policy_init_closed(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->enabled = false;
+	p->broken = true;
 }
 
 static bool is_uuid(const char *s)
@@ -226,6 +234,9 @@ int policy_parse(struct policy *p, const char *text,
 	const char *s = text;
 
 	policy_init(p);
+	/* a UTF-8 byte order mark, as some editors write one */
+	if (s && strncmp(s, "\xef\xbb\xbf", 3) == 0)
+		s += 3;
 	while (s && *s) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
@@ -252,21 +263,89 @@ bad:
 	return -1;
 }
 
+/* root owns it and nobody else may change it (a sticky directory may be
+ * writable by all: its root-owned entries stay root's) */
+static bool trusted_stat(const struct stat *st)
+{
+	if (st->st_uid != 0)
+		return false;
+	if (S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX))
+		return true;
+	return !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/*
+ * Every directory from / down to the file REAL (a canonical path) and the
+ * file itself are trusted, and the file is the one FD holds.
+ */
+static int check_trusted_path(const char *real, const struct stat *fdst,
+			      char *why, size_t whysz)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len = strlen(real);
+
+	if (len >= sizeof(path))
+		return fail(why, whysz, "path too long");
+	memcpy(path, real, len + 1);
+	for (char *slash = path + len; ; ) {
+		if (lstat(*path ? path : "/", &st) != 0)
+			return fail(why, whysz, "cannot stat %s: %s", *path ? path : "/",
+				    strerror(errno));
+		if (!trusted_stat(&st))
+			return fail(why, whysz, "not trusted: %s must be owned by root "
+				    "and writable only by root", *path ? path : "/");
+		if (slash == path + len && (st.st_dev != fdst->st_dev ||
+					    st.st_ino != fdst->st_ino))
+			return fail(why, whysz, "changed while being read");
+		if (slash == path)
+			break;
+		slash = strrchr(path, '/');
+		*slash = '\0';
+	}
+	return 0;
+}
+
+static int read_all(int fd, size_t size, char **out, char *why, size_t whysz)
+{
+	size_t len = 0;
+	ssize_t got;
+	char *buf = malloc(size + 1);
+
+	if (!buf)
+		return fail(why, whysz, "out of memory");
+	while (len < size && (got = read(fd, buf + len, size - len)) != 0) {
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			return fail(why, whysz, "cannot read: %s", strerror(errno));
+		}
+		len += (size_t)got;
+	}
+	buf[len] = '\0';
+	if (memchr(buf, '\0', len)) {
+		free(buf);
+		return fail(why, whysz, "contains a NUL byte");
+	}
+	*out = buf;
+	return 0;
+}
+
 int policy_load(struct policy *p, const char *path,
 		const struct policy_names *names, char *why, size_t whysz)
 {
-	char *buf = NULL;
+	char *buf = NULL, *real = NULL;
 	struct stat st;
-	ssize_t got;
-	size_t len = 0;
 	int fd, rc = -1;
 
 	policy_init(p);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
-		if (errno == ENOENT)
+		if (errno == ENOENT && lstat(path, &st) != 0 && errno == ENOENT)
 			return 1;
-		return fail(why, whysz, "cannot open: %s", strerror(errno));
+		fail(why, whysz, "cannot open: %s", strerror(errno));
+		goto out;
 	}
 	if (fstat(fd, &st) != 0) {
 		fail(why, whysz, "cannot stat: %s", strerror(errno));
@@ -276,34 +355,27 @@ int policy_load(struct policy *p, const char *path,
 		fail(why, whysz, "not a regular file");
 		goto out;
 	}
-	if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		fail(why, whysz, "not trusted: must be owned by root and writable "
-		     "only by root");
+	real = realpath(path, NULL);
+	if (!real) {
+		fail(why, whysz, "cannot resolve the path: %s", strerror(errno));
 		goto out;
 	}
+	if (check_trusted_path(real, &st, why, whysz))
+		goto out;
 	if (st.st_size > POLICY_FILE_MAX) {
 		fail(why, whysz, "larger than %d bytes", POLICY_FILE_MAX);
 		goto out;
 	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		fail(why, whysz, "out of memory");
+	if (read_all(fd, (size_t)st.st_size, &buf, why, whysz))
 		goto out;
-	}
-	while (len < (size_t)st.st_size &&
-	       (got = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
-		len += (size_t)got;
-	buf[len] = '\0';
-	if (memchr(buf, '\0', len)) {
-		fail(why, whysz, "contains a NUL byte");
-		goto out;
-	}
 	rc = policy_parse(p, buf, names, why, whysz);
 out:
 	if (rc)
-		policy_init(p);
+		policy_init_closed(p);
 	free(buf);
-	close(fd);
+	free(real);
+	if (fd >= 0)
+		close(fd);
 	return rc;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The policy file (H7), /etc/extown.conf by default. See extown.conf(5).
- * Parsing is strict and pure; a malformed file is reported once by the caller
- * and the helper behaves as if there were no file.
+ * Parsing is strict and pure. A file that exists but cannot be used (unread-
+ * able, untrusted, malformed, a name that does not resolve) fails closed: the
+ * policy then adds no owner for anyone (H10), and the caller says so once.
  */
 #ifndef EXTOWN_POLICY_H
 #define EXTOWN_POLICY_H
@@ -17,6 +18,7 @@
 
 struct policy {
 	bool enabled;
+	bool broken;		/* the file exists but could not be used (H10) */
 	size_t n_allow_uuid, n_deny_uuid, n_allow_group;
 	char allow_uuid[POLICY_LIST_MAX][POLICY_UUID_LEN + 1];
 	char deny_uuid[POLICY_LIST_MAX][POLICY_UUID_LEN + 1];
@@ -44,10 +46,17 @@ void policy_init(struct policy *p);
 int policy_parse(struct policy *p, const char *text,
 		 const struct policy_names *names, char *why, size_t whysz);
 
+/* What policy_load() leaves after an error: broken, adds no owner. */
+void policy_init_closed(struct policy *p);
+
 /*
- * Read and parse PATH. 1 when the file does not exist (defaults), 0 when
- * parsed, -1 when unreadable, not a regular file owned by root and not
- * writable by others, too large, or malformed (defaults; why says what).
+ * Read and parse PATH (the helper calls it while still root). 1 when the
+ * file does not exist (defaults), 0 when parsed, -1 (policy_init_closed(),
+ * why says what) when it cannot be opened or read, is too large or
+ * malformed, or is not trusted: the file must be a regular file owned by
+ * root and writable by nobody else, and so must every directory on the way
+ * to it (a directory writable by others only when sticky). A symbolic link
+ * is followed; the file it reaches is held to the same rules.
  */
 int policy_load(struct policy *p, const char *path,
 		const struct policy_names *names, char *why, size_t whysz);

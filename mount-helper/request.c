@@ -74,6 +74,16 @@ static int parse_type(struct request *rq, const char *arg, char *why, size_t why
 	return fail(why, whysz, "unsupported filesystem type '%s'", arg);
 }
 
+/* remember an argv word with an unknown flag, once */
+static void note_unknown(struct request *rq, const char *word)
+{
+	for (size_t i = 0; i < rq->nunknown; i++)
+		if (rq->unknown[i] == word)
+			return;
+	if (rq->nunknown < REQUEST_UNKNOWN_MAX)
+		rq->unknown[rq->nunknown++] = word;
+}
+
 int request_parse(struct request *rq, int argc, char *const argv[],
 		  char *why, size_t whysz)
 {
@@ -96,8 +106,11 @@ int request_parse(struct request *rq, int argc, char *const argv[],
 			npos++;
 			continue;
 		}
-		if (strcmp(a, "--") == 0)
-			return fail(why, whysz, "unexpected argument '--'");
+		if (a[1] == '-') {
+			/* no long options today: a later mount(8) may add some */
+			note_unknown(rq, a);
+			continue;
+		}
 
 		for (const char *c = a + 1; *c; c++) {
 			const char *arg;
@@ -112,7 +125,8 @@ int request_parse(struct request *rq, int argc, char *const argv[],
 			case 'o': case 't': case 'N':
 				break;
 			default:
-				return fail(why, whysz, "unknown option '-%c'", *c);
+				note_unknown(rq, a);
+				continue;
 			}
 			/* an option with an argument: rest of this word or the next one */
 			if (c[1])
@@ -144,14 +158,7 @@ int request_parse(struct request *rq, int argc, char *const argv[],
 	return 0;
 }
 
-/*
- * Walk every option of a string (a private copy; libmount's iterator wants
- * a writable pointer). The callback returns non-zero to stop the walk.
- */
-typedef int (*opt_cb)(const char *name, size_t namesz, const char *val,
-		      size_t valsz, void *data);
-
-static int opts_walk(const char *opts, opt_cb cb, void *data)
+int opts_walk(const char *opts, opt_cb cb, void *data)
 {
 	char *copy, *next, *name, *val;
 	size_t namesz, valsz;
@@ -472,4 +479,79 @@ oom:
 	free(*out);
 	*out = NULL;
 	return -1;
+}
+
+/* Options restricted mount(8) passes for every user entry. */
+static bool is_user_mount_default(const char *name, size_t namesz, const char *val)
+{
+	static const char *const names[] = { "rw", "ro", "noexec", "nosuid", "nodev" };
+
+	if (val)
+		return false;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (name_is(name, namesz, names[i]))
+			return true;
+	return false;
+}
+
+struct user_argv {
+	const char *fstab;
+	const char *username;
+	char *why;
+	size_t whysz;
+	int rc;
+};
+
+static int user_argv_cb(const char *name, size_t namesz, const char *val,
+			size_t valsz, void *data)
+{
+	struct user_argv *u = data;
+
+	if (opts_has_exact(u->fstab, name, namesz, val, valsz) ||
+	    is_user_mount_default(name, namesz, val))
+		return 0;
+	/* mount(8) passes the entry's "user"; older versions "user=NAME" */
+	if (name_is(name, namesz, "user") && opts_has_exact(u->fstab, "user", 4, NULL, 0) &&
+	    (!val || (u->username && valsz == strlen(u->username) &&
+		      strncmp(val, u->username, valsz) == 0)))
+		return 0;
+	u->rc = fail(u->why, u->whysz, "option '%.*s%s%.*s' refused: it is not in the "
+		     "fstab entry, and users may not add mount options (mount(8) "
+		     "refuses them too)", (int)namesz, name, val ? "=" : "",
+		     val ? (int)valsz : 0, val ? val : "");
+	return 1;
+}
+
+int opts_check_user_argv(const char *argv_opts, const char *fstab_opts,
+			 const char *username, char *why, size_t whysz)
+{
+	struct user_argv u = { fstab_opts, username, why, whysz, 0 };
+
+	if (opts_walk(argv_opts, user_argv_cb, &u) < 0)
+		return fail(why, whysz, "out of memory");
+	return u.rc;
+}
+
+const char *opts_passthrough(const char *opts)
+{
+	static const char *const names[] = {
+		"remount", "bind", "rbind", "move",
+		"shared", "rshared", "slave", "rslave", "private", "rprivate",
+		"unbindable", "runbindable",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (opts_has(opts, names[i]))
+			return names[i];
+	return NULL;
+}
+
+int opts_drop_loop(char **opts)
+{
+	static const char *const names[] = { "loop", "offset", "sizelimit", "encryption" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (remove_all(opts, names[i]))
+			return -1;
+	return 0;
 }

@@ -12,6 +12,8 @@
 
 #include "msg.h"
 
+#define REQUEST_UNKNOWN_MAX	8
+
 /*
  * mount(8) runs a helper as
  *	mount.TYPE SPEC DIR [-s] [-f] [-n] [-v] [-o OPTS] [-t TYPE.SUBTYPE] [-N NS]
@@ -26,6 +28,13 @@ struct request {
 	const char *options;	/* -o, NULL when absent */
 	const char *ns;		/* -N, NULL when absent */
 	bool sloppy, fake, nomtab, verbose, rdonly, rdwrite;
+	/*
+	 * Flags this helper does not know (a later libmount may pass new
+	 * ones): ignored, each named once in a warning. Stored as the
+	 * argv words that held them.
+	 */
+	const char *unknown[REQUEST_UNKNOWN_MAX];
+	size_t nunknown;
 };
 
 /*
@@ -35,7 +44,10 @@ struct request {
  */
 const char *request_progname(const char *argv0);
 
-/* Parse argv; 0, or -1 with a usage message in why. Keeps pointers into argv. */
+/*
+ * Parse argv; 0, or -1 with a usage message in why. Keeps pointers into argv.
+ * Unknown flags are not errors: they are listed in rq->unknown.
+ */
 int request_parse(struct request *rq, int argc, char *const argv[],
 		  char *why, size_t whysz);
 
@@ -45,6 +57,16 @@ int request_parse(struct request *rq, int argc, char *const argv[],
  * (nosuid, nodev, uid=, gid=) would silently not reach the kernel.
  */
 bool opts_quotes_balanced(const char *opts);
+
+/*
+ * Call CB for every option of OPTS in order (on a private copy; libmount's
+ * iterator wants a writable string): NAME and VAL point into the copy, VAL
+ * NULL when the option has no '='. CB returns non-zero to stop the walk.
+ * The last CB result, 0, or -ENOMEM.
+ */
+typedef int (*opt_cb)(const char *name, size_t namesz, const char *val,
+		      size_t valsz, void *data);
+int opts_walk(const char *opts, opt_cb cb, void *data);
 
 /* Is option NAME (any value) present in the comma-separated OPTS? */
 bool opts_has(const char *opts, const char *name);
@@ -57,6 +79,34 @@ bool opts_has(const char *opts, const char *name);
  */
 int opts_check_ids(const char *opts, const char *granted, uid_t uid,
 		   const gid_t *gids, size_t ngids, char *why, size_t whysz);
+
+/*
+ * An unprivileged caller's command-line options (ARGV_OPTS), checked against
+ * what restricted mount(8) itself would pass for the fstab entry
+ * (FSTAB_OPTS): every option must be written in the entry (same value), or
+ * be rw or ro (mount -r / -w), or noexec, nosuid or nodev (which user,
+ * users, owner and group imply), or "user" / "user=USERNAME" where the entry
+ * says "user". mount(8) drops its privileges for any other option a user
+ * gives, so accepting it would grant what mount(8) refuses. 0, or -1 with the
+ * option named in why.
+ */
+int opts_check_user_argv(const char *argv_opts, const char *fstab_opts,
+			 const char *username, char *why, size_t whysz);
+
+/*
+ * Remount, bind, move and propagation changes are not new mounts: the
+ * helper passes them through as given (root) or refuses them (users, whom
+ * mount(8) does not allow them either). The first such option in OPTS, or
+ * NULL.
+ */
+const char *opts_passthrough(const char *opts);
+
+/*
+ * The source is already the loop device that mount(8) set up for an fstab
+ * "loop" entry: remove loop, offset=, sizelimit= and encryption=, which
+ * would make libmount set up a second loop device on top of it. 0 or -1.
+ */
+int opts_drop_loop(char **opts);
 
 /*
  * The options of an unprivileged user's mount: the fstab entry's options

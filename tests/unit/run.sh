@@ -80,6 +80,9 @@ else
 		"run tools/install-deps-userspace.sh"
 fi
 
+# The installed setuid binary is hardened.
+"$top/tests/unit/hardening.sh" || true
+
 # The man pages render without groff warnings.
 for page in mount-helper/mount.ext4.8 mount-helper/extown.conf.5; do
 	name="helper.man.$(basename "$page")_renders"

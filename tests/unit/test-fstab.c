@@ -2,6 +2,7 @@
 /* Unit tests of fstab.c: what /etc/fstab grants a user (H3, H4), on a
  * private fstab file. /dev/null stands in for the device (root:root). */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,7 +29,8 @@ static int grant(const char *line, uid_t uid, const gid_t *groups, size_t n,
 {
 	if (write_fstab(line))
 		return fail(err, errsz, "cannot write %s", fstab);
-	return fstab_user_grant(fstab, "/dev/null", mnt, uid, groups, n, g, err, errsz);
+	return fstab_user_grant(fstab, "/dev/null", mnt, uid, groups, n, NULL, stat, g,
+				err, errsz);
 }
 
 static const gid_t user_groups[] = { 1000 };
@@ -108,6 +110,77 @@ static int t_owner_group(char *why)
 	return 0;
 }
 
+/* Issue 10 defect 6: of user/nouser (users/nousers ...) the last one wins */
+static int t_last_wins(char *why)
+{
+	static const char *const refused[] = {
+		"user,nouser", "users,nousers", "defaults,user,nouser,noauto",
+		"user=bob,user", "owner,noowner", "user,users,nouser,nousers",
+		/* libmount looks at the first "user": it names who mounted */
+		"nouser,user=x,user",
+	};
+	static const char *const granted[] = {
+		"nouser,user", "nousers,users", "user,nouser,users", "user=x,nouser,users",
+	};
+	struct fstab_grant g;
+	char line[256], err[300] = "";
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		snprintf(line, sizeof(line), "/dev/null %s ext4 %s 0 0", mnt, refused[i]);
+		CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == -1,
+		      "'%s' granted", refused[i]);
+	}
+	for (size_t i = 0; i < sizeof(granted) / sizeof(granted[0]); i++) {
+		snprintf(line, sizeof(line), "/dev/null %s ext4 %s 0 0", mnt, granted[i]);
+		CHECK(grant(line, 1000, user_groups, 1, &g, err, sizeof(err)) == 0,
+		      "'%s' refused: %s", granted[i], err);
+		fstab_grant_free(&g);
+	}
+	return 0;
+}
+
+/* Issue 10 defects 4, 7: a loop device matches a "loop" entry only when it
+ * serves exactly that file at that offset and size limit */
+static int t_loop_entry(char *why)
+{
+	struct fstab_grant g;
+	struct loop_backing b = { 0 };
+	struct stat st;
+	char img[160], line[400], err[300] = "";
+	FILE *f;
+
+	snprintf(img, sizeof(img), "%s/disk.img", dir);
+	f = fopen(img, "w");
+	CHECK(f && fclose(f) == 0, "cannot create %s", img);
+	CHECK(stat(img, &st) == 0, "stat");
+	b.dev = st.st_dev;
+	b.ino = st.st_ino;
+	b.offset = 4096;
+	snprintf(line, sizeof(line), "%s %s ext4 user,noauto,loop,offset=4096 0 0", img, mnt);
+	CHECK(write_fstab(line) == 0, "write");
+	CHECK(fstab_user_grant(fstab, "/dev/loop7", mnt, 1000, user_groups, 1, &b, stat, &g,
+			       err, sizeof(err)) == 0, "loop entry refused: %s", err);
+	CHECK(g.loop && strcmp(g.source, "/dev/loop7") == 0, "grant: loop %d source %s",
+	      g.loop, g.source);
+	fstab_grant_free(&g);
+	b.offset = 0;
+	CHECK(fstab_user_grant(fstab, "/dev/loop7", mnt, 1000, user_groups, 1, &b, stat, &g,
+			       err, sizeof(err)) == -1, "loop device at another offset granted");
+	b.offset = 4096;
+	b.ino++;
+	CHECK(fstab_user_grant(fstab, "/dev/loop7", mnt, 1000, user_groups, 1, &b, stat, &g,
+			       err, sizeof(err)) == -1, "loop device of another file granted");
+	b.ino--;
+	snprintf(line, sizeof(line), "%s %s ext4 user,noauto,offset=4096 0 0", img, mnt);
+	CHECK(write_fstab(line) == 0, "write");
+	CHECK(fstab_user_grant(fstab, "/dev/loop7", mnt, 1000, user_groups, 1, &b, stat, &g,
+			       err, sizeof(err)) == -1, "entry without loop granted a loop device");
+	CHECK(fstab_user_grant(fstab, "/dev/loop7", mnt, 1000, user_groups, 1, NULL, stat, &g,
+			       err, sizeof(err)) == -1, "no loop data, still granted");
+	unlink(img);
+	return 0;
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -122,6 +195,8 @@ int main(void)
 	RUN("helper.H4.fstab_entry_without_user_refused", t_no_user_option);
 	RUN("helper.H4.fstab_other_entry_refused", t_wrong_entry);
 	RUN("helper.H3.fstab_owner_and_group_as_mount8", t_owner_group);
+	RUN("helper.H8.fstab_user_nouser_last_wins", t_last_wins);
+	RUN("helper.H8.fstab_loop_entry_matches_device_status", t_loop_entry);
 
 	unlink(fstab);
 	rmdir(mnt);

@@ -336,6 +336,20 @@ static int mkpath(const char *root, const char *rel, int file)
 	return fd < 0 ? -1 : close(fd);
 }
 
+/* ROOT/NAME holds exactly TEXT */
+static int write_text(const char *root, const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, name);
+	f = fopen(p, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
 static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st;
@@ -359,20 +373,121 @@ static int t_sysfs_detection(char *why)
 
 static int sysfs_checks(const char *root, char *why)
 {
+	char sys[64], mods[64];
+	const struct kernel_paths kp = { sys, mods };
 
-	CHECK(!kernel_supports_override(root, "ext4") && !kernel_supports_override(root, "ext2"),
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(mods, sizeof(mods), "%s/modules", root);
+	CHECK(mkdir(sys, 0755) == 0 && mkdir(mods, 0755) == 0, "setup");
+	CHECK(!kernel_supports_override(&kp, "ext4") && !kernel_supports_override(&kp, "ext2"),
 	      "support claimed with empty sysfs");
-	CHECK(mkpath(root, "fs/ext4/features/uid_gid_override", 1) == 0, "setup");
-	CHECK(kernel_supports_override(root, "ext4") && kernel_supports_override(root, "ext3"),
+	CHECK(mkpath(sys, "fs/ext4/features/uid_gid_override", 1) == 0, "setup");
+	CHECK(kernel_supports_override(&kp, "ext4") && kernel_supports_override(&kp, "ext3"),
 	      "ext4/ext3 support not seen");
-	CHECK(kernel_supports_override(root, "ext2"),
-	      "ext2 served by ext4 (no separate ext2 driver) not seen as supported");
-	CHECK(mkpath(root, "module/ext2", 0) == 0, "setup");
-	CHECK(!kernel_supports_override(root, "ext2"),
-	      "ext2 claimed supported with an unpatched separate ext2 driver");
-	CHECK(mkpath(root, "fs/ext2/features/uid_gid_override", 1) == 0, "setup");
-	CHECK(kernel_supports_override(root, "ext2"), "patched ext2 driver not seen");
-	CHECK(!kernel_supports_override(root, "vfat"), "vfat claimed");
+	CHECK(!kernel_supports_override(&kp, "ext2"),
+	      "ext2 claimed supported with no module lists to tell who serves it");
+	CHECK(!kernel_supports_override(&kp, "vfat"), "vfat claimed");
+	return 0;
+}
+
+/* Issue 10 defect 10: a built-in unpatched ext2 driver beside a patched ext4 */
+static int modules_checks(const char *root, char *why)
+{
+	char sys[64], mods[64];
+	const struct kernel_paths kp = { sys, mods };
+
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(mods, sizeof(mods), "%s/modules", root);
+	CHECK(mkdir(sys, 0755) == 0 && mkdir(mods, 0755) == 0, "setup");
+	CHECK(mkpath(sys, "fs/ext4/features/uid_gid_override", 1) == 0, "setup");
+	/* Debian: ext4 a module serving ext2 too, no ext2 driver anywhere */
+	CHECK(mkpath(mods, "modules.builtin", 1) == 0 && mkpath(mods, "modules.dep", 1) == 0,
+	      "setup");
+	CHECK(write_text(mods, "modules.dep", "kernel/fs/ext4/ext4.ko: kernel/fs/jbd2/jbd2.ko\n") == 0,
+	      "setup");
+	CHECK(kernel_supports_override(&kp, "ext2"),
+	      "ext2 served by ext4 (no separate ext2 driver in the module lists) not seen");
+	/* built in, unpatched: no /sys/fs/ext2, no /sys/module/ext2 */
+	CHECK(write_text(mods, "modules.builtin", "kernel/fs/ext2/ext2.ko\n") == 0, "setup");
+	CHECK(!kernel_supports_override(&kp, "ext2"),
+	      "ext2 claimed supported with an unpatched built-in ext2 driver");
+	CHECK(kernel_supports_override(&kp, "ext4"), "ext4 lost");
+	/* a separate ext2 module, not loaded */
+	CHECK(write_text(mods, "modules.builtin", "") == 0 &&
+	      write_text(mods, "modules.dep", "kernel/fs/ext2/ext2.ko: kernel/fs/mbcache.ko\n") == 0,
+	      "setup");
+	CHECK(!kernel_supports_override(&kp, "ext2"),
+	      "ext2 claimed supported with an unpatched ext2 module");
+	/* loaded */
+	CHECK(write_text(mods, "modules.dep", "") == 0 && mkpath(sys, "module/ext2", 0) == 0,
+	      "setup");
+	CHECK(!kernel_supports_override(&kp, "ext2"),
+	      "ext2 claimed supported with a loaded unpatched ext2 module");
+	CHECK(mkpath(sys, "fs/ext2/features/uid_gid_override", 1) == 0, "setup");
+	CHECK(kernel_supports_override(&kp, "ext2"), "patched ext2 driver not seen");
+	return 0;
+}
+
+static int t_modules_detection(char *why)
+{
+	char root[] = "/tmp/extown-sysfs-XXXXXX";
+	int rc;
+
+	CHECK(mkdtemp(root), "mkdtemp failed");
+	rc = modules_checks(root, why);
+	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return rc;
+}
+
+/* H9: remounts, binds, moves and the boot filesystems get no owner */
+static int t_passthrough_and_boot(char *why)
+{
+	struct policy p;
+	struct owner_input in;
+	struct owner_decision d;
+	static const char *const pass[] = {
+		"ro,remount", "bind", "rbind", "move", "shared", "rprivate", "runbindable",
+	};
+
+	policy_init(&p);
+	p.has_default_owner = true;
+	p.default_uid = 1000;
+	p.default_gid = 1000;
+	for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++) {
+		in = user_input(&p, pass[i]);
+		in.privileged = true;
+		in.passthrough = opts_passthrough(pass[i]);
+		owner_decide(&in, &d);
+		CHECK(in.passthrough && d.action == OWNER_LEAVE,
+		      "'%s' by root with default-owner: options rewritten", pass[i]);
+	}
+	in = user_input(&p, "rw");
+	in.privileged = true;
+	in.boot_fs = true;
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "root mount of the boot filesystem got default-owner");
+	in = user_input(&p, "rw");
+	in.boot_fs = true;
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "user mount of a boot filesystem got an owner");
+	CHECK(opts_passthrough("rw,noexec,nosuid,nodev,user") == NULL, "plain mount passed through");
+	return 0;
+}
+
+/* H10: a policy file that exists but cannot be used adds no owner */
+static int t_broken_policy_closed(char *why)
+{
+	struct policy p;
+	struct owner_input in;
+	struct owner_decision d;
+
+	policy_init_closed(&p);
+	in = user_input(&p, "rw");
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "broken policy: user mount got an owner");
+	in.privileged = true;
+	owner_decide(&in, &d);
+	CHECK(d.action == OWNER_LEAVE, "broken policy: root mount got an owner");
 	return 0;
 }
 
@@ -389,6 +504,9 @@ int main(void)
 	RUN("helper.H5.user_uid_not_duplicated", t_user_uid_not_duplicated);
 	RUN("helper.H6.kernel_without_support_options_unchanged", t_kernel_missing);
 	RUN("helper.H6.sysfs_feature_file_detection", t_sysfs_detection);
+	RUN("helper.H6.ext2_served_by_whom_from_module_lists", t_modules_detection);
+	RUN("helper.H9.passthrough_and_boot_filesystems_untouched", t_passthrough_and_boot);
+	RUN("helper.H10.broken_policy_adds_no_owner", t_broken_policy_closed);
 	RUN("helper.H7.root_mount_gets_default_owner", t_root_default_owner);
 	RUN("helper.H7.enabled_no_turns_override_off", t_policy_disabled);
 	RUN("helper.H7.allow_and_deny_uuid", t_policy_uuid_lists);

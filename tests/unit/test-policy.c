@@ -41,6 +41,11 @@ static bool is_default(const struct policy *p)
 	       !p->has_default_owner;
 }
 
+static bool is_closed(const struct policy *p)
+{
+	return !p->enabled && p->broken && !p->has_default_owner;
+}
+
 static int t_all_keys(char *why)
 {
 	static const char text[] =
@@ -188,18 +193,79 @@ static int t_load_file(char *why)
 		CHECK(rc == 0 && !p.enabled, "root-owned 0644 file not read (rc %d): %s", rc, err);
 		CHECK(chmod(path, 0666) == 0, "chmod");
 		rc = policy_load(&p, path, &names, err, sizeof(err));
-		CHECK(rc == -1 && strstr(err, "not trusted") && is_default(&p),
+		CHECK(rc == -1 && strstr(err, "not trusted") && is_closed(&p),
 		      "world-writable file trusted (rc %d)", rc);
 	} else {
-		CHECK(rc == -1 && strstr(err, "not trusted") && is_default(&p),
+		CHECK(rc == -1 && strstr(err, "not trusted") && is_closed(&p),
 		      "file not owned by root trusted (rc %d)", rc);
 	}
 	CHECK(write_file(path, "enabled = no\nbogus\n", 0644) == 0, "write");
 	rc = policy_load(&p, path, &names, err, sizeof(err));
-	CHECK(rc == -1 && is_default(&p), "malformed file not ignored (rc %d)", rc);
+	CHECK(rc == -1 && is_closed(&p), "malformed file did not fail closed (rc %d)", rc);
 	unlink(path);
 	rmdir(dir);
 	return 0;
+}
+
+/*
+ * Issue 10 defect 2 / H10: read as root, symlinks followed to trusted files
+ * only, every error fails closed, a BOM is no error.
+ */
+static int load_cases(const char *dir, char *why)
+{
+	char path[96], target[96], sub[96];
+	struct policy p;
+	char err[300] = "";
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/extown.conf", dir);
+	snprintf(target, sizeof(target), "%s/real.conf", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	CHECK(write_file(target, "\xef\xbb\xbf" "enabled = no\n", 0600) == 0, "write");
+	CHECK(symlink("real.conf", path) == 0, "symlink");
+	rc = policy_load(&p, path, &names, err, sizeof(err));
+	CHECK(rc == 0 && !p.enabled && !p.broken,
+	      "root's 0600 file with a BOM behind a symlink not read (rc %d): %s", rc, err);
+	CHECK(chown(target, 1000, 1000) == 0, "chown");
+	rc = policy_load(&p, path, &names, err, sizeof(err));
+	CHECK(rc == -1 && is_closed(&p) && strstr(err, "not trusted"),
+	      "symlink to a user's file trusted (rc %d): %s", rc, err);
+	CHECK(unlink(target) == 0, "unlink");
+	rc = policy_load(&p, path, &names, err, sizeof(err));
+	CHECK(rc == -1 && is_closed(&p), "dangling symlink read as no file (rc %d)", rc);
+	CHECK(unlink(path) == 0 && mkdir(sub, 0755) == 0 && chown(sub, 1000, 1000) == 0,
+	      "setup");
+	snprintf(path, sizeof(path), "%s/sub/extown.conf", dir);
+	CHECK(write_file(path, "enabled = yes\n", 0644) == 0, "write");
+	rc = policy_load(&p, path, &names, err, sizeof(err));
+	CHECK(rc == -1 && is_closed(&p) && strstr(err, "/sub"),
+	      "root's file in a user's directory trusted (rc %d): %s", rc, err);
+	CHECK(unlink(path) == 0 && rmdir(sub) == 0, "cleanup");
+	snprintf(path, sizeof(path), "%s/extown.conf", dir);
+	CHECK(mkdir(path, 0755) == 0, "setup");
+	rc = policy_load(&p, path, &names, err, sizeof(err));
+	CHECK(rc == -1 && is_closed(&p), "a directory read as a policy (rc %d)", rc);
+	rmdir(path);
+	CHECK(write_file(path, "allow-group = no-such-group\n", 0644) == 0, "write");
+	rc = policy_load(&p, path, &names, err, sizeof(err));
+	CHECK(rc == -1 && is_closed(&p), "unresolvable group did not fail closed (rc %d)", rc);
+	unlink(path);
+	return 0;
+}
+
+static int t_load_fails_closed(char *why)
+{
+	char dir[] = "/tmp/extown-policy-XXXXXX";
+	int rc;
+
+	if (geteuid() != 0) {
+		snprintf(why, WHY_LEN, "needs root (file owners)");
+		return -1;
+	}
+	CHECK(mkdtemp(dir), "mkdtemp");
+	rc = load_cases(dir, why);
+	rmdir(dir);
+	return rc;
 }
 
 int main(void)
@@ -211,5 +277,6 @@ int main(void)
 	RUN("helper.H7.policy_overlong_line_refused", t_long_line);
 	RUN("helper.H7.policy_missing_file_is_defaults", t_load_missing);
 	RUN("helper.H7.policy_load_trusts_only_root_files", t_load_file);
+	RUN("helper.H10.policy_load_fails_closed", t_load_fails_closed);
 	return 0;
 }

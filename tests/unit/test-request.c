@@ -67,16 +67,73 @@ static int t_usage_errors(char *why)
 {
 	char *one[] = { "mount.ext4", "/dev/sdb1" };
 	char *three[] = { "mount.ext4", "/dev/sdb1", "/mnt", "/extra" };
-	char *flag[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-x" };
 	char *noarg[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-o" };
 	struct request rq;
 	char err[200];
 
 	CHECK(request_parse(&rq, ARGC(one), one, err, sizeof(err)) == -1, "missing DIR accepted");
 	CHECK(request_parse(&rq, ARGC(three), three, err, sizeof(err)) == -1, "third path accepted");
-	CHECK(request_parse(&rq, ARGC(flag), flag, err, sizeof(err)) == -1, "-x accepted");
-	CHECK(strstr(err, "-x") != NULL, "message does not name -x: %s", err);
 	CHECK(request_parse(&rq, ARGC(noarg), noarg, err, sizeof(err)) == -1, "-o without value accepted");
+	return 0;
+}
+
+/* Issue 10 defect 11: a flag a later libmount may pass breaks no mount */
+static int t_unknown_flags_ignored(char *why)
+{
+	char *argv[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-x", "-vZ", "--future", "-o", "ro" };
+	struct request rq;
+	char err[200] = "";
+
+	CHECK(request_parse(&rq, ARGC(argv), argv, err, sizeof(err)) == 0,
+	      "unknown flags refused: %s", err);
+	CHECK(rq.nunknown == 3 && strcmp(rq.unknown[0], "-x") == 0 &&
+	      strcmp(rq.unknown[1], "-vZ") == 0 && strcmp(rq.unknown[2], "--future") == 0,
+	      "unknown flags not listed (%zu)", rq.nunknown);
+	CHECK(rq.verbose && rq.options && strcmp(rq.options, "ro") == 0,
+	      "known flags lost around unknown ones");
+	return 0;
+}
+
+/* Issue 10 defect 1 / H8: users add nothing mount(8) would not pass */
+static int t_user_argv_checked(char *why)
+{
+	static const char *const ok[] = {
+		"rw,noexec,nosuid,nodev,user", "ro,noexec,nosuid,nodev,user",
+		"rw,users,exec,suid,dev", "user=alice", NULL,
+	};
+	static const char *const bad[] = {
+		"uid=1000", "gid=1000", "noatime", "exec", "dev", "suid", "user=bob",
+		"errors=continue", "rw,user,uid=1000,gid=1000", "loop", "remount",
+	};
+	char err[300] = "";
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		CHECK(opts_check_user_argv(ok[i], i == 2 ? "users,exec,suid,dev,noauto" :
+					   "user,noauto", "alice", err, sizeof(err)) == 0,
+		      "'%s' refused: %s", ok[i] ? ok[i] : "(none)", err);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		CHECK(opts_check_user_argv(bad[i], "user,noauto", "alice", err, sizeof(err)) == -1,
+		      "'%s' accepted for a user,noauto entry", bad[i]);
+		CHECK(strstr(err, "refused"), "message unclear: %s", err);
+	}
+	CHECK(opts_check_user_argv("uid=1234,gid=1234", "user,uid=1234,gid=1234", "alice",
+				   err, sizeof(err)) == 0, "ids written in fstab refused: %s", err);
+	CHECK(opts_check_user_argv("user", "users", "alice", err, sizeof(err)) == -1,
+	      "user accepted for a users entry");
+	return 0;
+}
+
+static int t_passthrough_and_loop_opts(char *why)
+{
+	char *o = strdup("rw,loop,offset=4096,sizelimit=8192,encryption=x,nosuid,loop");
+
+	CHECK(opts_passthrough("ro,remount") && strcmp(opts_passthrough("ro,remount"), "remount") == 0,
+	      "remount not seen");
+	CHECK(opts_passthrough("rbind") && opts_passthrough("rslave"), "rbind/rslave not seen");
+	CHECK(!opts_passthrough("rw,noexec") && !opts_passthrough(NULL), "plain options seen");
+	CHECK(o && opts_drop_loop(&o) == 0 && strcmp(o, "rw,nosuid") == 0,
+	      "loop options left: '%s'", o);
+	free(o);
 	return 0;
 }
 
@@ -266,6 +323,9 @@ int main(void)
 	RUN("helper.H1.parse_type_with_subtype", t_parse_subtype);
 	RUN("helper.H1.progname_only_known_names", t_progname_only_known_names);
 	RUN("helper.H1.usage_errors_refused", t_usage_errors);
+	RUN("helper.H1.unknown_flags_ignored", t_unknown_flags_ignored);
+	RUN("helper.H8.user_argv_options_only_as_mount8", t_user_argv_checked);
+	RUN("helper.H9.passthrough_and_loop_options", t_passthrough_and_loop_opts);
 	RUN("helper.H4.user_cannot_request_uid0", t_h4_uid0_refused);
 	RUN("helper.H4.user_cannot_request_other_gid", t_h4_other_gid_refused);
 	RUN("helper.H4.user_may_request_own_ids", t_h4_own_ids_allowed);
