@@ -119,7 +119,8 @@ chmod 4755 /usr/sbin/mount.ext4
 ln -sf mount.ext4 /usr/sbin/mount.ext3
 ln -sf mount.ext4 /usr/sbin/mount.ext2
 chmod 4755 /usr/bin/mount /usr/bin/umount
-mkdir -p /media/stick /media/internal /media/granted /media/quoted /run/udev/data
+mkdir -p /media/stick /media/internal /media/granted /media/quoted /media/devgrant \
+	/media/nouser /media/loop /run/udev/data
 # libudev reads the udev database directly: the stick is "tagged" by our rules
 echo "E:EXTOWN_REMOVABLE=1" >"/run/udev/data/b$(cat /sys/block/vdb/dev)"
 echo "E:ID_FS_UUID=6a6b0e00-0000-4000-8000-000000000004" >>"/run/udev/data/b$(cat /sys/block/vdb/dev)"
@@ -128,7 +129,17 @@ cat >/etc/fstab <<'EOF'
 /dev/vdc /media/internal ext4 user,noauto 0 0
 /dev/vdc /media/granted ext4 user,noauto,uid=1234,gid=1234 0 0
 /dev/vdb /media/quoted ext4 user,noauto,commit="5 0 0
+/dev/vdc /media/devgrant ext4 user,noauto,dev,suid,uid=1234,gid=1234 0 0
+/dev/vdb /media/nouser ext4 user,nouser,noauto 0 0
+/tmp/combo.img /media/loop ext4 user,noauto,loop,offset=8388608 0 0
 EOF
+# a user whose (NSS-valid) name carries option syntax
+echo 'ev,il:x:1002:1002::/tmp:/bin/sh' >>/etc/passwd
+echo 'ev,il:x:1002:' >>/etc/group
+# two filesystems in one file: the fstab "loop" entry means the second one
+truncate -s 16M /tmp/combo.img
+mke2fs -q -F -t ext4 /tmp/combo.img 8M
+mke2fs -q -F -t ext4 -E offset=8388608 /tmp/combo.img 8M
 ln -s /media/stick /home/alice/stick-link
 ln -s /dev/vdc /tmp/dev-link
 ln -s /media/internal /tmp/mnt-link
@@ -153,7 +164,8 @@ unmount_all() {
 	done
 }
 
-# attempt NAME EXPECT CMD...   EXPECT: refused | own | any | granted
+# attempt NAME EXPECT CMD...   EXPECT: refused | own | plain | any | granted
+#   plain: mounted at /media/stick without uid= or gid= (no owner added)
 attempt() {
 	name=$1 expect=$2
 	shift 2
@@ -170,7 +182,7 @@ attempt() {
 		u=$(opt_value "$opts" uid)
 		g=$(opt_value "$opts" gid)
 		case $mp in
-		/media/granted) okid="1000 1234 1234:1234 1000:1000" ;;
+		/media/granted | /media/devgrant) okid="1000 1234 1234:1234 1000:1000" ;;
 		*) okid="1000 1000:1000" ;;
 		esac
 		for v in "$u" "$g"; do
@@ -219,8 +231,16 @@ EOF
 			fail "$name.mounted_own" "exit $rc, mounted: $(echo "$mounts" | tr '\n' ';') $(echo "$msg" | head -n 1)"
 		fi
 		;;
+	plain)
+		o=$(echo "$mounts" | awk '$2 == "/media/stick" { print $3 }')
+		if [ "$rc" -eq 0 ] && [ -n "$o" ] && [ -z "$(opt_value "$o" uid)$(opt_value "$o" gid)" ]; then
+			pass "$name.mounted_without_owner"
+		else
+			fail "$name.mounted_without_owner" "exit $rc, mounted: $(echo "$mounts" | tr '\n' ';') $(echo "$msg" | head -n 1)"
+		fi
+		;;
 	granted)
-		o=$(echo "$mounts" | awk '$2 == "/media/granted" { print $3 }')
+		o=$(echo "$mounts" | awk '$2 == "/media/granted" || $2 == "/media/devgrant" { print $3 }')
 		if [ "$rc" -eq 0 ] && [ "$(opt_value "$o" uid)" = 1234 ] && [ "$(opt_value "$o" gid)" = 1234 ]; then
 			pass "$name.mounted_granted"
 		else
@@ -255,21 +275,21 @@ attempt opt.uid_2pow32 refused as_alice mount -o uid=4294967296 /media/stick
 attempt opt.uid_space refused as_alice mount -o "uid= 0" /media/stick
 attempt opt.uid_hex refused as_alice mount -o uid=0x0 /media/stick
 attempt opt.uid_plus refused as_alice mount -o uid=+0 /media/stick
-attempt opt.uid_leading_zero any as_alice mount -o uid=0001000 /media/stick
+attempt opt.uid_leading_zero refused as_alice mount -o uid=0001000 /media/stick
 
 # --- injection -------------------------------------------------------------------
-attempt inject.quoted_value any as_alice mount -o 'nodev="x,uid=0"' /media/stick
-attempt inject.sync_quote_split any as_alice mount -o 'sync=a"b,uid=0,gid=0,sync="c' /media/stick
-attempt inject.quoted_option any as_alice mount -o '"uid=0"' /media/stick
+attempt inject.quoted_value refused as_alice mount -o 'nodev="x,uid=0"' /media/stick
+attempt inject.sync_quote_split refused as_alice mount -o 'sync=a"b,uid=0,gid=0,sync="c' /media/stick
+attempt inject.quoted_option refused as_alice mount -o '"uid=0"' /media/stick
 attempt inject.x_option refused as_alice mount -o x-extown=1,uid=0 /media/stick
 attempt inject.newline refused as_alice mount -o "uid=1000${nl},uid=0" /media/stick
 attempt inject.long_options refused as_alice mount -o "${long}uid=0" /media/stick
-attempt inject.user_bob any as_alice mount -o user=bob /media/stick
-attempt inject.helper_quote_split any as_alice $H /dev/vdb /media/stick -o 'sync=a"b,uid=0,gid=0,sync="c'
-attempt inject.helper_unbalanced_quote any as_alice $H /dev/vdb /media/stick -o 'ro,x"y,uid=0'
+attempt inject.user_bob refused as_alice mount -o user=bob /media/stick
+attempt inject.helper_quote_split refused as_alice $H /dev/vdb /media/stick -o 'sync=a"b,uid=0,gid=0,sync="c'
+attempt inject.helper_unbalanced_quote refused as_alice $H /dev/vdb /media/stick -o 'ro,x"y,uid=0'
 
 # --- mount(8) modes ----------------------------------------------------------------
-attempt mode.options_mode_replace any as_alice mount --options-mode=replace -o uid=0 /media/stick
+attempt mode.options_mode_replace refused as_alice mount --options-mode=replace -o uid=0 /media/stick
 attempt mode.options_source_disable refused as_alice mount --options-source=disable -o uid=0 /media/stick
 
 # --- other devices, symlinks -------------------------------------------------------
@@ -281,7 +301,7 @@ attempt helper.symlinked_target refused as_alice $H /dev/vdb /tmp/mnt-link
 attempt helper.uid0 refused as_alice $H /dev/vdb /media/stick -o uid=0
 attempt helper.uid0_short refused as_alice $H /dev/vdb /media/stick -ouid=0
 attempt helper.two_o refused as_alice $H /dev/vdb /media/stick -o uid=1000 -o uid=0
-attempt helper.suid_dev_exec any as_alice $H /dev/vdb /media/stick -o suid,dev,exec
+attempt helper.suid_dev_exec refused as_alice $H /dev/vdb /media/stick -o suid,dev,exec
 attempt helper.argv0_ext2 refused as_alice bash -c 'exec -a mount.ext2 /usr/sbin/mount.ext4 /dev/vdb /media/stick -o uid=0'
 attempt helper.type_ext2 refused as_alice $H /dev/vdb /media/stick -t ext2 -o uid=0
 attempt helper.ns refused as_alice $H /dev/vdb /media/stick -N /proc/1/ns/mnt -o uid=0
@@ -289,12 +309,12 @@ attempt helper.ns refused as_alice $H /dev/vdb /media/stick -N /proc/1/ns/mnt -o
 # --- environment ---------------------------------------------------------------------
 attempt env.libmount_fstab_mount refused as_alice env LIBMOUNT_FSTAB=/tmp/fstab /usr/bin/mount -o uid=0 /media/stick
 attempt env.libmount_fstab_helper refused as_alice env LIBMOUNT_FSTAB=/tmp/fstab $H /dev/vdb /media/stick -o uid=0
-attempt env.libmount_debug any as_alice env LIBMOUNT_DEBUG=all /usr/bin/mount /media/stick
+attempt env.libmount_debug own as_alice env LIBMOUNT_DEBUG=all /usr/bin/mount /media/stick
 attempt env.libmount_debug_helper refused as_alice env LIBMOUNT_DEBUG=all $H /dev/vdb /media/stick -o uid=0
-attempt env.ld_preload_mount any as_alice env LD_PRELOAD=/tests/preload.so /usr/bin/mount /media/stick
-attempt env.ld_preload_helper any as_alice env LD_PRELOAD=/tests/preload.so $H /dev/vdb /media/stick
+attempt env.ld_preload_mount own as_alice env LD_PRELOAD=/tests/preload.so /usr/bin/mount /media/stick
+attempt env.ld_preload_helper own as_alice env LD_PRELOAD=/tests/preload.so $H /dev/vdb /media/stick
 attempt env.extown_conf own as_alice env EXTOWN_CONF=/tmp/evil.conf /usr/bin/mount /media/stick
-attempt env.path any as_alice env PATH=/tmp:/usr/bin /usr/bin/mount /media/stick
+attempt env.path own as_alice env PATH=/tmp:/usr/bin /usr/bin/mount /media/stick
 if ls /tmp/preload-ran-* >/dev/null 2>&1; then
 	echo "preload ran: $(ls /tmp/preload-ran-*)" >>"$ATT"
 fi
@@ -305,13 +325,13 @@ chmod 0644 /etc/extown.conf
 attempt conf.default_owner_bob own as_alice mount /media/stick
 printf 'enabled = yes\ndefault-owner = root\n' >/etc/extown.conf
 chown $ALICE:$ALICE /etc/extown.conf
-attempt conf.user_owned_file own as_alice mount /media/stick
+attempt conf.user_owned_file plain as_alice mount /media/stick
 rm -f /etc/extown.conf
 
 # --- root's grant ---------------------------------------------------------------------
 attempt granted.exact granted as_alice mount /media/granted
 attempt granted.other refused as_alice mount -o uid=0 /media/granted
-attempt granted.own_instead any as_alice mount -o uid=1000,gid=1000 /media/granted
+attempt granted.own_instead refused as_alice mount -o uid=1000,gid=1000 /media/granted
 
 # --- root's typo: an unpaired '"' would swallow nosuid,nodev,uid= ----------------------
 attempt quote.fstab_unbalanced refused as_alice mount /media/quoted
@@ -319,6 +339,111 @@ case $msg in
 *"unbalanced"*) pass quote.fstab_unbalanced.says_why ;;
 *) fail quote.fstab_unbalanced.says_why "no word of the unbalanced quote: $(echo "$msg" | head -n 1)" ;;
 esac
+
+# --- issue 10: what mount(8) refuses, the helper refuses ----------------------------
+# defect 1: a user's own uid= on an untagged disk, or where the policy says no
+attempt i10.own_uid_internal refused as_alice mount -o uid=1000,gid=1000 /media/internal
+attempt i10.own_uid_internal_helper refused as_alice $H /dev/vdc /media/internal -o rw,user,uid=1000
+printf 'enabled = no\n' >/etc/extown.conf
+attempt i10.own_uid_enabled_no refused as_alice mount -o uid=1000 /media/stick
+attempt i10.enabled_no plain as_alice mount /media/stick
+rm -f /etc/extown.conf
+# defect 1: an owner root granted on a "dev,suid" entry comes with nosuid,nodev
+attempt i10.granted_dev_suid granted as_alice mount /media/devgrant
+# defect 2: the policy is read as root, a symlink to a trusted file is
+# followed, and any error adds no owner
+printf 'enabled = no\n' >/etc/extown.conf
+chmod 0600 /etc/extown.conf
+attempt i10.conf_root_0600 plain as_alice mount /media/stick
+mv /etc/extown.conf /etc/extown.real
+chmod 0644 /etc/extown.real
+ln -s extown.real /etc/extown.conf
+attempt i10.conf_symlink plain as_alice mount /media/stick
+rm -f /etc/extown.conf /etc/extown.real
+printf 'enabled = yes\nallow-group = no-such-group\n' >/etc/extown.conf
+attempt i10.conf_unresolvable_group plain as_alice mount /media/stick
+printf 'enabled = yes\nbogus\n' >/etc/extown.conf
+attempt i10.conf_malformed plain as_alice mount /media/stick
+# defect 9: more than 256 supplementary groups, one of them allowed
+printf 'allow-group = 2250\n' >/etc/extown.conf
+attempt i10.groups_300 own setpriv --reuid=$ALICE --regid=$ALICE \
+	--groups="$(seq -s, 2000 2300)" mount /media/stick
+rm -f /etc/extown.conf
+# defect 5: -f and -n would write or skip utab as root
+attempt i10.fake refused as_alice mount -f /media/stick
+attempt i10.fake_helper refused as_alice $H /dev/vdb /media/stick -f -o rw,noexec,nosuid,nodev,user
+if grep -q 'TARGET=/media/stick ' /run/mount/utab 2>/dev/null; then
+	fail i10.fake.no_utab_entry "$(grep 'TARGET=/media/stick ' /run/mount/utab)"
+else
+	pass i10.fake.no_utab_entry
+fi
+attempt i10.nomtab_helper refused as_alice $H /dev/vdb /media/stick -n -o rw,noexec,nosuid,nodev,user
+# defect 6: user,nouser grants nothing
+attempt i10.user_nouser refused as_alice mount /media/nouser
+attempt i10.user_nouser_helper refused as_alice $H /dev/vdb /media/nouser -o rw,noexec,nosuid,nodev
+# defect 8: a user name with option syntax cannot go into utab
+attempt i10.name_with_comma refused setpriv --reuid=1002 --regid=1002 --clear-groups mount /media/stick
+# defect 11: a flag this helper does not know breaks no mount
+attempt i10.unknown_flag own as_alice $H /dev/vdb /media/stick -Z -o rw,noexec,nosuid,nodev,user
+
+# defect 3: root's remount passes through, also with a default-owner
+unmount_all
+mount /dev/vdb /media/stick
+printf 'default-owner = alice\n' >/etc/extown.conf
+msg=$(mount -o remount,ro /media/stick 2>&1)
+rc=$?
+o=$(awk '$2 == "/media/stick" { print $4 }' /proc/mounts)
+echo "i10.root_remount | mount -o remount,ro /media/stick (default-owner) | exit $rc | $o | $msg" >>"$ATT"
+if [ "$rc" -eq 0 ] && [ "$(has_opt "$o" ro)" = yes ] && [ -z "$(opt_value "$o" uid)" ]; then
+	pass i10.root_remount_untouched
+else
+	fail i10.root_remount_untouched "exit $rc, options now $o: $(echo "$msg" | head -n 1)"
+fi
+unmount_all
+# defect 3: a filesystem mounted at boot from fstab gets no default owner
+cp /etc/fstab /etc/fstab.orig
+echo '/dev/vdb /media/internal ext4 defaults 0 2' >>/etc/fstab
+mount /dev/vdb /media/stick
+o=$(awk '$2 == "/media/stick" { print $4 }' /proc/mounts)
+echo "i10.boot_fs | mount /dev/vdb (fstab entry without noauto, default-owner) | | $o |" >>"$ATT"
+if [ -n "$o" ] && [ -z "$(opt_value "$o" uid)" ]; then
+	pass i10.boot_fs_no_default_owner
+else
+	fail i10.boot_fs_no_default_owner "options $o"
+fi
+unmount_all
+mv /etc/fstab.orig /etc/fstab
+rm -f /etc/extown.conf
+
+# defects 4, 7: fstab "loop" entries
+loops() { for l in /sys/block/loop*; do [ -s "$l/loop/backing_file" ] && echo "${l##*/}"; done; }
+msg=$(as_alice mount /media/loop 2>&1)
+rc=$?
+o=$(awk '$2 == "/media/loop" { print $1, $4 }' /proc/mounts)
+umsg=$(as_alice umount /media/loop 2>&1)
+urc=$?
+left=$(loops | tr '\n' ' ')
+echo "i10.loop_user | mount /media/loop; umount | exit $rc/$urc | $o | $msg $umsg; loops left: $left" >>"$ATT"
+if [ "$rc" -eq 0 ] && [ "$urc" -eq 0 ] && [ -z "$left" ] && ! grep -q ' /media/loop ' /proc/mounts; then
+	pass i10.loop_user_mount_and_umount
+else
+	fail i10.loop_user_mount_and_umount "mount $rc ($o) $msg; umount $urc $umsg; loops left: $left"
+fi
+umount /media/loop 2>/dev/null
+for l in $(loops); do busybox losetup -d "/dev/$l"; done
+# a loop device serving the entry's file at another offset
+busybox losetup /dev/loop5 /tmp/combo.img
+msg=$(as_alice $H /dev/loop5 /media/loop -o rw,noexec,nosuid,nodev,user 2>&1)
+rc=$?
+o=$(awk '$2 == "/media/loop" { print $1, $4 }' /proc/mounts)
+echo "i10.loop_other_offset | mount.ext4 /dev/loop5 (offset 0) /media/loop | exit $rc | $o | $msg" >>"$ATT"
+if [ "$rc" -ne 0 ] && [ -z "$o" ]; then
+	pass i10.loop_other_offset_refused
+else
+	fail i10.loop_other_offset_refused "exit $rc, mounted $o"
+fi
+umount /media/loop 2>/dev/null
+busybox losetup -d /dev/loop5
 
 # --- after a good mount -----------------------------------------------------------------
 unmount_all
