@@ -249,6 +249,9 @@ static int user_flags_refused(const struct request *rq, char *why, size_t whysz)
 	if (pass)
 		return fail(why, whysz, "'%s' is for root only (mount(8) refuses it to "
 			    "users too)", pass);
+	/* libmount would read the rest as one quoted value and skip checks */
+	if (!opts_quotes_balanced(rq->options))
+		return fail(why, whysz, "unbalanced '\"' in the options '%s'", rq->options);
 	return 0;
 }
 
