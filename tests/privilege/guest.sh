@@ -384,6 +384,10 @@ attempt i10.user_nouser refused as_alice mount /media/nouser
 attempt i10.user_nouser_helper refused as_alice $H /dev/vdb /media/nouser -o rw,noexec,nosuid,nodev
 # defect 8: a user name with option syntax cannot go into utab
 attempt i10.name_with_comma refused setpriv --reuid=1002 --regid=1002 --clear-groups mount /media/stick
+case $msg in
+*"user name"*) pass i10.name_with_comma.says_why ;;
+*) fail i10.name_with_comma.says_why "refusal does not name the user name: $(echo "$msg" | head -n 1)" ;;
+esac
 # defect 11: a flag this helper does not know breaks no mount
 attempt i10.unknown_flag own as_alice $H /dev/vdb /media/stick -Z -o rw,noexec,nosuid,nodev,user
 
