@@ -22,6 +22,11 @@
 #   --monitor SOCK   QEMU monitor on unix socket SOCK, plus a qemu-xhci USB
 #                    controller (id xhci) for hot-plugging sticks with
 #                    drive_add / device_add usb-storage,bus=xhci.0,...
+#   --usb-disk IMG   attach raw image IMG (":ro", ":snapshot" as for DISK) as
+#                    a USB mass-storage disk (usb-storage on a qemu-xhci
+#                    controller, id xhci) present from boot, /dev/sda for
+#                    the first; repeatable. A root disk on USB: --append
+#                    "root=/dev/sda rootwait" (tests/e2e rootusb flavour)
 #   --pidfile FILE   qemu writes its own pid to FILE (qemu -pidfile), for
 #                    tests that kill it from outside (tests/reliability
 #                    power cut: SIGKILL; run-vm then exits 1, "qemu killed")
@@ -56,6 +61,7 @@ die() {
 }
 
 outdir='' guest_args='' append='' memory=1024 monitor='' pidfile=''
+usb_disks=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--out) outdir=$2; shift 2 ;;
@@ -64,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--memory) memory=$2; shift 2 ;;
 	--monitor) monitor=$2; shift 2 ;;
 	--pidfile) pidfile=$2; shift 2 ;;
+	--usb-disk) usb_disks+=("$2"); shift 2 ;;
 	-h | --help) usage ;;
 	--) shift; break ;;
 	-*) usage ;;
@@ -91,21 +98,33 @@ outdir=$(cd "$outdir" && pwd)
 results_img=$outdir/results.img
 truncate -s "${EXTOWN_RESULTS_MB:-16}M" "$results_img"
 
-drives=(-drive "file=$results_img,format=raw,if=virtio,cache=unsafe")
-for d in "${disks[@]}"; do
-	img=${d%:*} mode=rw
+# drive_opt IMG[:ro|:snapshot]: the -drive options of a raw image, without if=
+drive_opt() {
+	local d=$1 img=${1%:*} mode=rw opt
 	case $d in
 	*:ro) mode=ro ;;
 	*:snapshot) mode=snapshot ;;
 	*) img=$d ;;
 	esac
 	[ -f "$img" ] || die "no disk image $img"
-	opt="file=$img,format=raw,if=virtio"
+	opt="file=$img,format=raw"
 	case $mode in
 	ro) opt="$opt,readonly=on" ;;
 	snapshot) opt="$opt,snapshot=on" ;;
 	esac
-	drives+=(-drive "$opt")
+	echo "$opt"
+}
+drives=(-drive "file=$results_img,format=raw,if=virtio,cache=unsafe")
+for d in "${disks[@]}"; do
+	opt=$(drive_opt "$d") || exit 1
+	drives+=(-drive "$opt,if=virtio")
+done
+usb=()
+n=0
+for d in "${usb_disks[@]}"; do
+	opt=$(drive_opt "$d") || exit 1
+	usb+=(-drive "$opt,if=none,id=usbdisk$n" -device "usb-storage,bus=xhci.0,drive=usbdisk$n")
+	n=$((n + 1))
 done
 
 accel=${EXTOWN_ACCEL:-tcg}
@@ -127,13 +146,16 @@ qemu=(qemu-system-x86_64 -accel "$accel_opt" -smp 2 -m "$memory"
 	-kernel "$kernel" -append "$cmdline" "${drives[@]}")
 [ "$initrd" = none ] || qemu+=(-initrd "$initrd")
 if [ -n "$monitor" ]; then
-	qemu+=(-monitor "unix:$monitor,server=on,wait=off" -device "qemu-xhci,id=xhci")
+	qemu+=(-monitor "unix:$monitor,server=on,wait=off")
+fi
+if [ -n "$monitor" ] || [ ${#usb[@]} -gt 0 ]; then
+	qemu+=(-device "qemu-xhci,id=xhci" "${usb[@]}")
 fi
 [ -z "$pidfile" ] || qemu+=(-pidfile "$pidfile")
 printf '%q ' "${qemu[@]}" >"$outdir/qemu.cmdline"
 echo >>"$outdir/qemu.cmdline"
 
-echo "run-vm: booting $(basename "$kernel") with accel=$accel, ${#disks[@]} disk(s), timeout ${timeout}s" >&2
+echo "run-vm: booting $(basename "$kernel") with accel=$accel, ${#disks[@]} disk(s)$([ ${#usb_disks[@]} -eq 0 ] || echo ", ${#usb_disks[@]} USB disk(s)"), timeout ${timeout}s" >&2
 start=$(date +%s.%N)
 rc=0
 timeout -k 5 "$timeout" "${qemu[@]}" </dev/null >"$outdir/qemu.out" 2>&1 || rc=$?
