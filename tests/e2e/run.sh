@@ -21,11 +21,21 @@
 # tools/vm/mkimages.sh; then one VM per kernel (tools/vm/run-vm.sh), and
 # on the host afterwards debugfs and e2fsck on the sticks. Needs root.
 #
+# The "rootusb" boot (patched kernel; tests e2e.rootusb.*, guest side in
+# guest-rootusb.sh): the same tree with /etc/extown.conf "default-owner =
+# alice" and fstab entries for / and /srv/data, on partitions 1 and 2 of a
+# disk attached as a USB disk (/dev/sda, tagged removable by udev), booted
+# `ro` so that systemd-remount-fs runs `mount -o remount /` through
+# mount.ext4 and systemd mounts /srv/data through it; then a stick
+# hot-plugged beside it.
+#
 # Environment:
 #   EXTOWN_E2E_KERNELS   kernels to boot (default "patched unpatched")
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image (to
 #                        show that the tests catch it)
+#   EXTOWN_E2E_ROOTUSB   yes (default): also the rootusb boot; no: not it;
+#                        only: the rootusb boot alone (no per-kernel VMs)
 #   EXTOWN_E2E_WORK      work directory, kept afterwards (default: a
 #                        temporary one, removed unless EXTOWN_KEEP=1)
 set -euo pipefail
@@ -43,6 +53,16 @@ harness_fail() {
 kernels=${EXTOWN_E2E_KERNELS:-patched unpatched}
 break_what=${EXTOWN_E2E_BREAK:-}
 case $break_what in '' | udev | udisks) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev or udisks" ;; esac
+rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
+case $rootusb in
+yes | no) ;;
+only) kernels='' ;;
+*) harness_fail "EXTOWN_E2E_ROOTUSB must be yes, no or only" ;;
+esac
+build_kernels=$kernels
+if [ "$rootusb" != no ] && [[ " $kernels " != *" patched "* ]]; then
+	build_kernels+=" patched"
+fi
 [ "$(id -u)" -eq 0 ] || harness_fail "must run as root (debootstrap, make install of a setuid helper, images)"
 
 if [ -n "${EXTOWN_E2E_WORK:-}" ]; then
@@ -63,7 +83,7 @@ for s in tools/install-deps.sh tools/install-deps-userspace.sh tools/e2e/install
 	"$top/$s" >&2 || harness_fail "$s failed"
 done
 declare -A kernel
-for k in $kernels; do
+for k in $build_kernels; do
 	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "$k" | tail -n 1) ||
 		harness_fail "tools/kernel/build-kernel.sh $k failed"
 	[ -f "${kernel[$k]}" ] || harness_fail "build-kernel.sh $k gave no bzImage"
@@ -103,6 +123,40 @@ udisks) rm "$rules/69-extown-udisks.rules" && log "BROKEN ON PURPOSE: no 69-exto
 esac
 mkfs.ext4 -q -F -L extown-e2e-root -d "$root" "$work/root.img" 2G >&2 ||
 	harness_fail "mkfs.ext4 -d of the guest tree failed"
+readonly UUID_EXT4=6a6b0e00-0000-4000-8000-000000000004
+# the rootusb disk: DOS label 6a6b0e01, partition 1 the root filesystem
+# (root=PARTUUID=6a6b0e01-01), partition 2 a data filesystem for /srv/data
+readonly ROOTUSB_P1=2048 ROOTUSB_P2=4196352 UUID_DATA=6a6b0e00-0000-4000-8000-0000000000da
+if [ "$rootusb" != no ]; then
+	# the rootusb machine: the same tree, plus a policy with a default
+	# owner, fstab entries for / (systemd-remount-fs remounts it through
+	# mount.ext4), for /srv/data (mounted at boot by systemd through
+	# mount.ext4) and alice's stick, and its own guest script
+	install -D -m 0755 "$top/tests/e2e/guest-rootusb.sh" "$root/usr/local/lib/extown-e2e/guest-rootusb.sh"
+	mkdir -p "$root/etc/systemd/system/extown-e2e.service.d"
+	printf '[Service]\nExecStart=\nExecStart=/usr/local/lib/extown-e2e/guest-rootusb.sh\n' \
+		>"$root/etc/systemd/system/extown-e2e.service.d/rootusb.conf"
+	echo 'default-owner = alice' >"$root/etc/extown.conf"
+	chmod 0644 "$root/etc/extown.conf"
+	chown 0:0 "$root/etc/extown.conf"
+	cat >"$root/etc/fstab" <<-EOF
+		LABEL=extown-e2e-root / ext4 defaults,errors=remount-ro 0 1
+		UUID=$UUID_DATA /srv/data ext4 defaults 0 2
+		UUID=$UUID_EXT4 /media/usb-ext4 ext4 user,noauto 0 0
+	EOF
+	mkdir -p "$root/srv/data" "$root/media/usb-ext4" "$root/mnt/stick" "$work/data-tree"
+	echo 'data of uid 1234' >"$work/data-tree/file"
+	chown 1234:1234 "$work/data-tree/file"
+	truncate -s 2100M "$work/rootusb.img"
+	printf 'label: dos\nlabel-id: 0x6a6b0e01\nstart=%s, size=4194304, type=83\nstart=%s, size=65536, type=83\n' \
+		"$ROOTUSB_P1" "$ROOTUSB_P2" | sfdisk -q "$work/rootusb.img" >&2 ||
+		harness_fail "sfdisk of the rootusb disk failed"
+	{
+		mkfs.ext4 -q -F -L extown-e2e-root -E offset=$((ROOTUSB_P1 * 512)) -d "$root" "$work/rootusb.img" 2G &&
+			mkfs.ext4 -q -F -L extown-e2e-data -U "$UUID_DATA" -E offset=$((ROOTUSB_P2 * 512)) \
+				-d "$work/data-tree" "$work/rootusb.img" 32M
+	} >&2 || harness_fail "mkfs.ext4 -d of the rootusb partitions failed"
+fi
 rm -rf "$root"
 log "guest image ready ($((SECONDS - t0)) s so far)"
 
@@ -202,6 +256,21 @@ host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-PATHS...
 	rm -f "$fsimg"
 }
 
+# The guest says on its serial line (DIR/vm/serial.log) when udisksd is up;
+# then plug. Sets plugged=yes, or plugged=no when the VM (PID) ended first.
+plug_when_ready() { # PID DIR SOCK
+	local pid=$1 d=$2 sock=$3
+	plugged=no
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -q EXTOWN-E2E-PLUG "$d/vm/serial.log" 2>/dev/null; then
+			plug_sticks "$d" "$sock"
+			plugged=yes
+			return 0
+		fi
+		sleep 1
+	done
+}
+
 # --- one VM per kernel -------------------------------------------------------
 run_vm() { # KERNEL-LABEL
 	local k=$1 d=$work/$1 sock pid rc=0 plugged=no g s
@@ -212,15 +281,7 @@ run_vm() { # KERNEL-LABEL
 		--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
 		"${kernel[$k]}" none "$work/root.img:snapshot" "$d/virtio-ext4.img" 600 >"$d/run-vm.out" &
 	pid=$!
-	# The guest says on its serial line when udisksd is up; then plug.
-	while kill -0 "$pid" 2>/dev/null; do
-		if grep -q EXTOWN-E2E-PLUG "$d/vm/serial.log" 2>/dev/null; then
-			plug_sticks "$d" "$sock"
-			plugged=yes
-			break
-		fi
-		sleep 1
-	done
+	plug_when_ready "$pid" "$d" "$sock"
 	wait "$pid" || rc=$?
 	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/e2e
@@ -248,7 +309,38 @@ run_vm() { # KERNEL-LABEL
 	esac
 }
 
+# --- the rootusb machine: root filesystem on a USB disk ----------------------
+run_rootusb() {
+	local d=$work/rootusb sock pid rc=0 plugged g s
+	make_sticks "$d"
+	sock=$d/monitor.sock
+	s=$SECONDS
+	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args rootusb \
+		--usb-disk "$work/rootusb.img:snapshot" \
+		--append "root=PARTUUID=6a6b0e01-01 rootwait rootfstype=ext4 ro systemd.show_status=0" \
+		"${kernel[patched]}" none 600 >"$d/run-vm.out" &
+	pid=$!
+	plug_when_ready "$pid" "$d" "$sock"
+	wait "$pid" || rc=$?
+	log "rootusb VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
+	g=$d/vm/guest/rootusb
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL e2e.rootusb.guest_ran: no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 0
+	fi
+	cat "$g/results"
+	if [ "$rc" -eq 0 ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ]; then
+		echo "PASS e2e.rootusb.guest_finished"
+	else
+		echo "FAIL e2e.rootusb.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
+	fi
+	host_checks e2e.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" /alice-rootusb
+}
+
 for k in $kernels; do
 	run_vm "$k"
 done
+if [ "$rootusb" != no ]; then
+	run_rootusb
+fi
 log "done in $((SECONDS - t0)) s"
