@@ -373,13 +373,14 @@ static int implied_cb(const char *name, size_t namesz, const char *val,
 {
 	struct implied *im = data;
 
-	(void)val;
 	(void)valsz;
 	if (is_userish(name, namesz)) {
 		for (int i = 0; i < 3; i++)
 			im->state[i] = NEGATIVE;
 		return 0;
 	}
+	if (val)		/* "dev=x" is not the dev flag */
+		return 0;
 	for (int i = 0; i < 3; i++) {
 		if (name_is(name, namesz, implied_pos[i]))
 			im->state[i] = POSITIVE;

@@ -11,7 +11,9 @@
  * accepts the command line, no uid=/gid= the 6.1 kernel would parse from
  * the final option string belongs to anybody but the caller (uid 1000,
  * groups 1000 and 100) unless fstab names it verbatim; when an owner is
- * added, libmount mounts with nosuid and nodev.
+ * added, libmount mounts with nosuid and nodev; once the user's command
+ * line passed opts_check_user_argv() (H8), the final string holds only the
+ * fstab entry's options and what mount(8) and the owner rule add.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -53,9 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the caller's own -o, as main.c checks it for a user */
 	if (opts_check_ids(rq.options, fstab_opts, FUZZ_UID, gids, 2, why, sizeof(why)))
 		goto done;
+	if (!opts_quotes_balanced(rq.options) ||
+	    opts_check_user_argv(rq.options, fstab_opts, "alice", why, sizeof(why)))
+		goto done;
 	if (opts_for_user_mount(fstab_opts, rq.options, rq.rdonly, "alice", &out, &notes))
 		goto done;
 	check_kernel_ids(out, fstab_opts);
+	if (opts_quotes_balanced(fstab_opts))
+		check_user_tokens(out, fstab_opts);
 	if (opts_resolve_user_implied(&out))
 		goto done;
 	check_kernel_ids(out, fstab_opts);
@@ -77,6 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (opts_apply_owner(&out, &d, &notes))
 		goto done;
 	check_kernel_ids(out, fstab_opts);
+	if (opts_quotes_balanced(fstab_opts))
+		check_user_tokens(out, fstab_opts);
 	/* an unpaired '"' swallows what is appended: main.c refuses it */
 	if (d.action == OWNER_ADD && opts_quotes_balanced(fstab_opts))
 		check_nosuid_nodev(out);

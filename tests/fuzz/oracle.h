@@ -127,6 +127,35 @@ static inline void check_nosuid_nodev(const char *opts)
 		fuzz_violation("owner added but libmount would mount without nodev", opts);
 }
 
+/*
+ * H8: a user's final option string holds nothing but the fstab entry's own
+ * options, rw/ro, the implied noexec,nosuid,nodev, user=alice and the
+ * caller's own uid=/gid= (tokens split as the kernel splits them).
+ */
+static inline void check_user_tokens(const char *opts, const char *granted)
+{
+	static const char *const own[] = {
+		"rw", "ro", "noexec", "nosuid", "nodev", "user=alice", "uid=1000", "gid=1000",
+	};
+	const char *p = opts, *e;
+
+	for (; p && *p; p = e ? e + 1 : p + strlen(p)) {
+		size_t len;
+		bool ok;
+
+		e = strchr(p, ',');
+		len = (size_t)((e ? e : p + strlen(p)) - p);
+		ok = len == 0 || kernel_token_in(granted, p, len);
+		for (size_t i = 0; !ok && i < sizeof(own) / sizeof(own[0]); i++)
+			ok = strlen(own[i]) == len && !memcmp(own[i], p, len);
+		if (!ok)
+			fuzz_violation("a user's mount carries an option neither fstab nor "
+				       "mount(8) gave", opts);
+		if (!e)
+			break;
+	}
+}
+
 /* A NUL-terminated copy of the fuzz input. */
 static inline char *fuzz_strndup(const uint8_t *data, size_t size)
 {
