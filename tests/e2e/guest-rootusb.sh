@@ -25,7 +25,10 @@
 # Then a USB stick is hot-plugged beside it: it must still get alice's uid.
 #
 # Protocol with the host as guest.sh: "EXTOWN-E2E-PLUG" on ttyS0, the host
-# hot-plugs the sticks, the guest waits for the ext4 stick by UUID.
+# hot-plugs the sticks, the guest waits for them by UUID. The ext4 stick
+# (no fstab entry) is mounted by alice with udisksctl (udisks' own options
+# from udev) and by root by hand; the ext2 stick by alice through its fstab
+# "user" entry (mount(8) and the helper).
 # Results go to /run (tmpfs: this works with a read-only `/` too),
 # /run/extown-results/rootusb/{results,log,rc,...}, handed to the host on
 # /dev/vda (tools/vm/guest-write-results.sh); then power off.
@@ -39,6 +42,7 @@ results=$out/results
 : >"$results"
 
 UUID_EXT4=6a6b0e00-0000-4000-8000-000000000004
+UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
 t=e2e.rootusb
 
 pass() { echo "PASS $1" >>"$results"; echo "PASS $1"; }
@@ -181,7 +185,32 @@ root_tests() {
 }
 
 # --- a stick beside it -----------------------------------------------------
-stick_tests() {
+stick_tests() { # EXT4-DEV EXT2-DEV (either may be empty: not there)
+	local dev=$1 dev2=$2 line err
+	if [ -z "$dev" ]; then
+		fail "$t.stick.appeared" "no device with UUID $UUID_EXT4 after hot-plug"
+	else
+		stick_ext4 "$dev"
+	fi
+	if [ -z "$dev2" ]; then
+		fail "$t.stick.fstab_user_mount_uid_1000" "no device with UUID $UUID_EXT2 after hot-plug"
+		return 0
+	fi
+	# her fstab "user" entry for the ext2 stick, through mount(8) and the helper
+	if err=$(as_alice mount /media/usb-ext2 2>&1); then
+		line=$(mi_of "$dev2")
+		ls -ln /media/usb-ext2 >"$out/stick.fstab.ls"
+		check "$t.stick.fstab_user_mount_uid_1000" \
+			"mountinfo: $line; ls -ln: $(awk 'NF == 9 && $9 == "file"' "$out/stick.fstab.ls")" \
+			eval 'has_opt uid=1000 "$(mi_super "$line")" && has_opt gid=1000 "$(mi_super "$line")" &&
+				test "$(awk "NF == 9 && \$9 == \"file\" { print \$3 \":\" \$4 }" "$out/stick.fstab.ls")" = 1000:1000'
+		as_alice umount /media/usb-ext2 || umount /media/usb-ext2
+	else
+		fail "$t.stick.fstab_user_mount_uid_1000" "mount /media/usb-ext2 as alice: $(oneline <<<"$err")"
+	fi
+}
+
+stick_ext4() {
 	local dev=$1 mnt line err
 	udevadm info -q property "$dev" >"$out/stick.udev"
 	check "$t.stick.tagged_removable" \
@@ -190,7 +219,7 @@ stick_tests() {
 
 	# udisks, as a desktop would
 	if as_alice udisksctl mount --no-user-interaction -b "$dev" >"$out/stick.udisksctl" 2>&1 &&
-		mnt=$(findmnt -n -o TARGET --source "$dev" | head -n 1) && [ -n "$mnt" ]; then
+		mnt=$(findmnt -n -o TARGET --source "$dev" | head -n 1) && [[ $mnt == /media/alice/* ]]; then
 		pass "$t.stick.udisksctl_mount_by_alice"
 		line=$(mi_of "$dev")
 		echo "$line" >"$out/stick.udisks.mountinfo"
@@ -206,23 +235,11 @@ stick_tests() {
 			as_alice sh -c 'echo "new by alice" >"$1"' sh "$mnt/alice-rootusb"
 		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
 	else
-		fail "$t.stick.udisksctl_mount_by_alice" "$(oneline <"$out/stick.udisksctl")"
+		fail "$t.stick.udisksctl_mount_by_alice" "mount point '${mnt:-}', not under /media/alice: $(oneline <"$out/stick.udisksctl")"
+		umount "$dev" 2>/dev/null
 		for n in udisks_mount_uid_1000 udisks_ls_shows_1000 alice_edits_0600_file alice_creates_file; do
 			skip "$t.stick.$n" "udisksctl mount failed"
 		done
-	fi
-
-	# her fstab "user" entry, through mount(8) and the helper
-	if err=$(as_alice mount /media/usb-ext4 2>&1); then
-		line=$(mi_of "$dev")
-		ls -ln /media/usb-ext4 >"$out/stick.fstab.ls"
-		check "$t.stick.fstab_user_mount_uid_1000" \
-			"mountinfo: $line; ls -ln: $(awk 'NF == 9 && $9 == "file"' "$out/stick.fstab.ls")" \
-			eval 'has_opt uid=1000 "$(mi_super "$line")" && has_opt gid=1000 "$(mi_super "$line")" &&
-				test "$(stat -c %u:%g /media/usb-ext4/file)" = 1000:1000'
-		as_alice umount /media/usb-ext4 || umount /media/usb-ext4
-	else
-		fail "$t.stick.fstab_user_mount_uid_1000" "mount /media/usb-ext4 as alice: $(oneline <<<"$err")"
 	fi
 
 	# root mounts it by hand: default-owner = alice still applies to a stick
@@ -238,17 +255,15 @@ stick_tests() {
 }
 
 main() {
-	local dev
+	local dev dev2
 	note "$(uname -r); $(cat /proc/cmdline)"
 	root_tests
 	echo EXTOWN-E2E-PLUG >/dev/ttyS0
-	note "waiting for the ext4 stick"
-	if dev=$(wait_dev "$UUID_EXT4"); then
-		note "ext4 stick: $dev"
-		stick_tests "$dev"
-	else
-		fail "$t.stick.appeared" "no device with UUID $UUID_EXT4 after hot-plug"
-	fi
+	note "waiting for the sticks"
+	dev=$(wait_dev "$UUID_EXT4") || dev=
+	dev2=$(wait_dev "$UUID_EXT2") || dev2=
+	note "ext4 stick: ${dev:-none}, ext2 stick: ${dev2:-none}"
+	stick_tests "$dev" "$dev2"
 	lsblk -o NAME,MAJ:MIN,TRAN,RM,FSTYPE,LABEL,MOUNTPOINT >>"$out/lsblk" 2>&1
 	journalctl -b --no-pager -p warning >"$out/warnings.journal" 2>&1
 	journalctl -b --no-pager -u udisks2 >"$out/udisks.journal" 2>&1

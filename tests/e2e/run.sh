@@ -123,7 +123,7 @@ udisks) rm "$rules/69-extown-udisks.rules" && log "BROKEN ON PURPOSE: no 69-exto
 esac
 mkfs.ext4 -q -F -L extown-e2e-root -d "$root" "$work/root.img" 2G >&2 ||
 	harness_fail "mkfs.ext4 -d of the guest tree failed"
-readonly UUID_EXT4=6a6b0e00-0000-4000-8000-000000000004
+readonly UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
 # the rootusb disk: DOS label 6a6b0e01, partition 1 the root filesystem
 # (root=PARTUUID=6a6b0e01-01), partition 2 a data filesystem for /srv/data
 readonly ROOTUSB_P1=2048 ROOTUSB_P2=4196352 UUID_DATA=6a6b0e00-0000-4000-8000-0000000000da
@@ -131,7 +131,8 @@ if [ "$rootusb" != no ]; then
 	# the rootusb machine: the same tree, plus a policy with a default
 	# owner, fstab entries for / (systemd-remount-fs remounts it through
 	# mount.ext4), for /srv/data (mounted at boot by systemd through
-	# mount.ext4) and alice's stick, and its own guest script
+	# mount.ext4) and a "user" entry for the ext2 stick (the ext4 stick has
+	# none: udisks mounts it with its own options), and its own guest script
 	install -D -m 0755 "$top/tests/e2e/guest-rootusb.sh" "$root/usr/local/lib/extown-e2e/guest-rootusb.sh"
 	mkdir -p "$root/etc/systemd/system/extown-e2e.service.d"
 	printf '[Service]\nExecStart=\nExecStart=/usr/local/lib/extown-e2e/guest-rootusb.sh\n' \
@@ -142,9 +143,9 @@ if [ "$rootusb" != no ]; then
 	cat >"$root/etc/fstab" <<-EOF
 		LABEL=extown-e2e-root / ext4 defaults,errors=remount-ro 0 1
 		UUID=$UUID_DATA /srv/data ext4 defaults 0 2
-		UUID=$UUID_EXT4 /media/usb-ext4 ext4 user,noauto 0 0
+		UUID=$UUID_EXT2 /media/usb-ext2 ext2 user,noauto 0 0
 	EOF
-	mkdir -p "$root/srv/data" "$root/media/usb-ext4" "$root/mnt/stick" "$work/data-tree"
+	mkdir -p "$root/srv/data" "$root/media/usb-ext2" "$root/mnt/stick" "$work/data-tree"
 	echo 'data of uid 1234' >"$work/data-tree/file"
 	chown 1234:1234 "$work/data-tree/file"
 	truncate -s 2100M "$work/rootusb.img"
