@@ -232,6 +232,13 @@ static bool opts_has_exact(const char *opts, const char *name, size_t namesz,
 	return f.found;
 }
 
+/* Does the entry grant through "owner" or "group" (mount(8) then passes "user")? */
+static bool fstab_owner_group(const char *fstab)
+{
+	return opts_has_exact(fstab, "owner", 5, NULL, 0) ||
+	       opts_has_exact(fstab, "group", 5, NULL, 0);
+}
+
 /* One decimal id of at most 10 digits and below 2^32-1 ((uid_t)-1 is invalid). */
 static int parse_id(const char *s, size_t n, uint32_t *id)
 {
@@ -375,7 +382,10 @@ static int implied_cb(const char *name, size_t namesz, const char *val,
 
 	(void)valsz;
 	if (is_userish(name, namesz)) {
-		for (int i = 0; i < 3; i++)
+		/* user and users imply noexec too, owner and group do not */
+		bool exec_too = name_is(name, namesz, "user") || name_is(name, namesz, "users");
+
+		for (int i = exec_too ? 0 : 1; i < 3; i++)
 			im->state[i] = NEGATIVE;
 		return 0;
 	}
@@ -434,8 +444,8 @@ static int user_merge_cb(const char *name, size_t namesz, const char *val,
 
 	if (opts_has_exact(m->fstab, name, namesz, val, valsz))
 		return 0;			/* granted by fstab, already there */
-	if (name_is(name, namesz, "user") && opts_has_exact(m->fstab, "user", 4, NULL, 0))
-		return 0;			/* mount(8) may write it as user=NAME */
+	if (name_is(name, namesz, "user"))
+		return 0;	/* mount(8)'s record of the grant: user=NAME below */
 	if (name_is(name, namesz, "rw") && !val)
 		return 0;			/* the default; fstab's ro wins */
 	if ((name_is(name, namesz, "uid") || name_is(name, namesz, "gid")) ||
@@ -472,9 +482,14 @@ int opts_for_user_mount(const char *fstab_opts, const char *argv_opts,
 		goto oom;
 	if (opts_resolve_user_implied(out))
 		goto oom;
-	if (username && mnt_optstr_get_option(*out, "user", &val, &valsz) == 0 &&
-	    valsz == 0 && mnt_optstr_set_option(out, "user", username))
-		goto oom;
+	if (username && mnt_optstr_get_option(*out, "user", &val, &valsz) == 0) {
+		if (valsz == 0 && mnt_optstr_set_option(out, "user", username))
+			goto oom;
+	} else if (username && fstab_owner_group(fstab_opts) &&
+		   opts_has_exact(argv_opts, "user", 4, NULL, 0) &&
+		   mnt_optstr_append_option(out, "user", username)) {
+		goto oom;	/* an owner or group grant, recorded as mount(8) does */
+	}
 	return 0;
 oom:
 	free(*out);
@@ -498,24 +513,47 @@ static bool is_user_mount_default(const char *name, size_t namesz, const char *v
 struct user_argv {
 	const char *fstab;
 	const char *username;
+	bool fstab_ro;		/* the entry's last ro/rw is ro */
+	bool user_mount;	/* saw user, user=NAME or users */
 	char *why;
 	size_t whysz;
 	int rc;
 };
+
+static int last_ro_cb(const char *name, size_t namesz, const char *val,
+		      size_t valsz, void *data)
+{
+	bool *ro = data;
+
+	(void)valsz;
+	if (!val && name_is(name, namesz, "ro"))
+		*ro = true;
+	else if (!val && name_is(name, namesz, "rw"))
+		*ro = false;
+	return 0;
+}
 
 static int user_argv_cb(const char *name, size_t namesz, const char *val,
 			size_t valsz, void *data)
 {
 	struct user_argv *u = data;
 
+	if (name_is(name, namesz, "users") || name_is(name, namesz, "user"))
+		u->user_mount = true;
+	/* mount(8) passes rw for an "ro" entry only to a request it refuses (-w) */
+	if (name_is(name, namesz, "rw") && !val && u->fstab_ro)
+		goto refuse;
 	if (opts_has_exact(u->fstab, name, namesz, val, valsz) ||
 	    is_user_mount_default(name, namesz, val))
 		return 0;
-	/* mount(8) passes the entry's "user"; older versions "user=NAME" */
-	if (name_is(name, namesz, "user") && opts_has_exact(u->fstab, "user", 4, NULL, 0) &&
+	/* mount(8) passes "user" for user, owner and group entries; older
+	 * versions "user=NAME" */
+	if (name_is(name, namesz, "user") &&
+	    (opts_has_exact(u->fstab, "user", 4, NULL, 0) || fstab_owner_group(u->fstab)) &&
 	    (!val || (u->username && valsz == strlen(u->username) &&
 		      strncmp(val, u->username, valsz) == 0)))
 		return 0;
+refuse:
 	u->rc = fail(u->why, u->whysz, "option '%.*s%s%.*s' refused: it is not in the "
 		     "fstab entry, and users may not add mount options (mount(8) "
 		     "refuses them too)", (int)namesz, name, val ? "=" : "",
@@ -526,10 +564,14 @@ static int user_argv_cb(const char *name, size_t namesz, const char *val,
 int opts_check_user_argv(const char *argv_opts, const char *fstab_opts,
 			 const char *username, char *why, size_t whysz)
 {
-	struct user_argv u = { fstab_opts, username, why, whysz, 0 };
+	struct user_argv u = { fstab_opts, username, false, false, why, whysz, 0 };
 
-	if (opts_walk(argv_opts, user_argv_cb, &u) < 0)
+	if (opts_walk(fstab_opts, last_ro_cb, &u.fstab_ro) < 0 ||
+	    opts_walk(argv_opts, user_argv_cb, &u) < 0)
 		return fail(why, whysz, "out of memory");
+	if (!u.rc && !u.user_mount)
+		u.rc = fail(why, whysz, "no user or users option: mount(8) runs the helper "
+			    "so only for a request it does not grant to users");
 	return u.rc;
 }
 

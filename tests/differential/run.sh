@@ -9,7 +9,8 @@
 # the caller's umount and loop devices left; this script judges each case
 # by the rules of docs/differential.md:
 #   1. the helper mounts nothing mount(8) alone refuses (unless mount(8)
-#      grants the case's "same-as" case, whose helper argv is identical:
+#      grants the case's "same-as" case, whose helper argv is identical up
+#      to the order of the -o options:
 #      then the helper's result must be mount(8)'s result for that case);
 #   2. where both mount, the only difference is uid=,gid= (the expected
 #      owner) plus nosuid,nodev on a tagged device, exactly where the
@@ -49,6 +50,25 @@ tagged=" /dev/vdb /dev/vdd "
 # --- judging, with bash builtins only (hundreds of cases x forks are slow) ---
 
 # FILE's lines (no trailing newline) into VAR; empty when FILE is missing.
+# argv_set VAR ARGV: the helper argv with its -o list sorted, so that two
+# requests whose options differ only in order compare equal (the helper
+# reads options as a set: mount -o nosuid,nodev gives the options of a
+# plain mount in another order)
+argv_set() {
+	local -n _as=$1
+	local w prev="" out=""
+	# the guest writes each word as [word]
+	for w in $2; do
+		if [ "$prev" = "[-o]" ]; then
+			w=${w#[}
+			w="[$(tr ',' '\n' <<<"${w%]}" | LC_ALL=C sort | paste -sd, -)]"
+		fi
+		out+="$w "
+		prev=$w
+	done
+	_as=${out% }
+}
+
 readf() { # VAR FILE
 	local -n _rf=$1
 	local _l
@@ -203,6 +223,8 @@ judge() { # GUESTDIR
 			# only where the helper cannot tell the two apart
 			readf an "$g/argv/$name/argv"
 			readf as "$g/argv/$same/argv"
+			argv_set an "$an"
+			argv_set as "$as"
 			if [ -n "$an" ] && [ "$an" = "$as" ]; then
 				B=$g/nohelper/$same basis=" (mount(8) alone refuses; its result for $same)"
 			else

@@ -313,7 +313,7 @@ attempt env.libmount_fstab_helper refused as_alice env LIBMOUNT_FSTAB=/tmp/fstab
 attempt env.libmount_debug own as_alice env LIBMOUNT_DEBUG=all /usr/bin/mount /media/stick
 attempt env.libmount_debug_helper refused as_alice env LIBMOUNT_DEBUG=all $H /dev/vdb /media/stick -o uid=0
 attempt env.ld_preload_mount own as_alice env LD_PRELOAD=/tests/preload.so /usr/bin/mount /media/stick
-attempt env.ld_preload_helper own as_alice env LD_PRELOAD=/tests/preload.so $H /dev/vdb /media/stick
+attempt env.ld_preload_helper own as_alice env LD_PRELOAD=/tests/preload.so $H /dev/vdb /media/stick -o rw,noexec,nosuid,nodev,user
 attempt env.extown_conf own as_alice env EXTOWN_CONF=/tmp/evil.conf /usr/bin/mount /media/stick
 attempt env.path own as_alice env PATH=/tmp:/usr/bin /usr/bin/mount /media/stick
 if ls /tmp/preload-ran-* >/dev/null 2>&1; then
@@ -381,7 +381,7 @@ fi
 attempt i10.nomtab_helper refused as_alice $H /dev/vdb /media/stick -n -o rw,noexec,nosuid,nodev,user
 # defect 6: user,nouser grants nothing
 attempt i10.user_nouser refused as_alice mount /media/nouser
-attempt i10.user_nouser_helper refused as_alice $H /dev/vdb /media/nouser -o rw,noexec,nosuid,nodev
+attempt i10.user_nouser_helper refused as_alice $H /dev/vdb /media/nouser -o rw,noexec,nosuid,nodev,user
 # defect 8: a user name with option syntax cannot go into utab
 attempt i10.name_with_comma refused setpriv --reuid=1002 --regid=1002 --clear-groups mount /media/stick
 case $msg in

@@ -99,7 +99,7 @@ static int t_user_argv_checked(char *why)
 {
 	static const char *const ok[] = {
 		"rw,noexec,nosuid,nodev,user", "ro,noexec,nosuid,nodev,user",
-		"rw,users,exec,suid,dev", "user=alice", NULL,
+		"rw,users,exec,suid,dev", "user=alice",
 	};
 	static const char *const bad[] = {
 		"uid=1000", "gid=1000", "noatime", "exec", "dev", "suid", "user=bob",
@@ -116,10 +116,24 @@ static int t_user_argv_checked(char *why)
 		      "'%s' accepted for a user,noauto entry", bad[i]);
 		CHECK(strstr(err, "refused"), "message unclear: %s", err);
 	}
-	CHECK(opts_check_user_argv("uid=1234,gid=1234", "user,uid=1234,gid=1234", "alice",
+	CHECK(opts_check_user_argv("user,uid=1234,gid=1234", "user,uid=1234,gid=1234", "alice",
 				   err, sizeof(err)) == 0, "ids written in fstab refused: %s", err);
 	CHECK(opts_check_user_argv("user", "users", "alice", err, sizeof(err)) == -1,
 	      "user accepted for a users entry");
+	/* what mount(8) passes only when it refuses the request itself */
+	CHECK(opts_check_user_argv(NULL, "user,noauto", "alice", err, sizeof(err)) == -1,
+	      "no options (mount(8) refused: both source and target given) accepted");
+	CHECK(opts_check_user_argv("rw", "user,noauto", "alice", err, sizeof(err)) == -1,
+	      "rw without user accepted");
+	CHECK(opts_check_user_argv("rw,noexec,nosuid,nodev,user", "user,noauto,ro", "alice",
+				   err, sizeof(err)) == -1, "-w on an ro entry accepted");
+	CHECK(opts_check_user_argv("ro,noexec,nosuid,nodev,user", "user,noauto,ro", "alice",
+				   err, sizeof(err)) == 0, "plain mount of an ro entry refused: %s", err);
+	/* owner and group entries: mount(8) passes "user" */
+	CHECK(opts_check_user_argv("rw,nosuid,nodev,user", "owner,noauto", "alice",
+				   err, sizeof(err)) == 0, "owner entry refused: %s", err);
+	CHECK(opts_check_user_argv("rw,nosuid,nodev,user", "group,noauto", "alice",
+				   err, sizeof(err)) == 0, "group entry refused: %s", err);
 	return 0;
 }
 
@@ -243,6 +257,22 @@ static int t_user_options_from_fstab(char *why)
 	return 0;
 }
 
+/* owner/group: nosuid,nodev implied (no noexec), user=NAME recorded */
+static int t_owner_group_options(char *why)
+{
+	struct notes warn = { 0 };
+	char *out = NULL;
+
+	CHECK(opts_for_user_mount("owner,noauto", "rw,nosuid,nodev,user", false, "alice",
+				  &out, &warn) == 0, "failed");
+	CHECK(count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1,
+	      "nosuid,nodev not implied: '%s'", out);
+	CHECK(count_opt(out, "noexec") == 0, "noexec added to an owner entry: '%s'", out);
+	CHECK(count_opt(out, "user=alice") == 1, "no user=alice for utab: '%s'", out);
+	free(out);
+	return 0;
+}
+
 static int t_user_later_exec_wins(char *why)
 {
 	struct notes warn = { 0 };
@@ -335,6 +365,7 @@ int main(void)
 	RUN("helper.H4.id_written_in_fstab_allowed", t_h4_fstab_granted_id);
 	RUN("helper.H3.user_mount_options_from_fstab", t_user_options_from_fstab);
 	RUN("helper.H3.user_mount_later_exec_wins", t_user_later_exec_wins);
+	RUN("helper.H8.owner_group_entries_as_mount8", t_owner_group_options);
 	RUN("helper.H3.user_cannot_loosen_fstab_options", t_user_cannot_loosen);
 	RUN("helper.H3.user_may_restrict_options", t_user_may_restrict);
 	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
