@@ -546,6 +546,10 @@ static int user_argv_cb(const char *name, size_t namesz, const char *val,
 	if (opts_has_exact(u->fstab, name, namesz, val, valsz) ||
 	    is_user_mount_default(name, namesz, val))
 		return 0;
+	/* owner and group do not imply noexec: with the "user" that records
+	 * their grant, mount(8) spells "exec" out */
+	if (name_is(name, namesz, "exec") && !val && fstab_owner_group(u->fstab))
+		return 0;
 	/* mount(8) passes "user" for user, owner and group entries; older
 	 * versions "user=NAME" */
 	if (name_is(name, namesz, "user") &&

@@ -134,6 +134,10 @@ static int t_user_argv_checked(char *why)
 				   err, sizeof(err)) == 0, "owner entry refused: %s", err);
 	CHECK(opts_check_user_argv("rw,nosuid,nodev,user", "group,noauto", "alice",
 				   err, sizeof(err)) == 0, "group entry refused: %s", err);
+	CHECK(opts_check_user_argv("rw,nosuid,nodev,exec,user", "owner,noauto", "alice",
+				   err, sizeof(err)) == 0, "owner entry with exec refused: %s", err);
+	CHECK(opts_check_user_argv("rw,noexec,nosuid,nodev,exec,user", "user,noauto", "alice",
+				   err, sizeof(err)) == -1, "exec accepted for a user entry");
 	return 0;
 }
 
