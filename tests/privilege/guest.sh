@@ -141,6 +141,7 @@ echo 'ev,il:x:1002:' >>/etc/group
 truncate -s 16M /tmp/combo.img
 mke2fs -q -F -t ext4 /tmp/combo.img 8M
 mke2fs -q -F -t ext4 -E offset=8388608 /tmp/combo.img 8M
+truncate -s 8M /tmp/plain-rebind.img
 ln -s /media/stick /home/alice/stick-link
 ln -s /dev/vdc /tmp/dev-link
 ln -s /media/internal /tmp/mnt-link
@@ -449,6 +450,24 @@ else
 fi
 umount /media/loop 2>/dev/null
 busybox losetup -d /dev/loop5
+# defect 7: what the helper relies on — while a descriptor of a loop device
+# is open, a detach only marks it for clearing and it cannot be re-bound
+busybox losetup /dev/loop6 /tmp/combo.img
+exec 3</dev/loop6
+d_rc=0 r_rc=0
+busybox losetup -d /dev/loop6 2>/dev/null || d_rc=$?
+busybox losetup /dev/loop6 /tmp/plain-rebind.img 2>/dev/null || r_rc=$?
+held=$(cat /sys/block/loop6/loop/backing_file 2>/dev/null)
+exec 3<&-
+sleep 1
+after=$(cat /sys/block/loop6/loop/backing_file 2>/dev/null)
+echo "i10.loop_held | detach $d_rc, rebind $r_rc, while held: $held, after close: $after" >>"$ATT"
+if [ "$r_rc" -ne 0 ] && [ "$held" = /tmp/combo.img ] && [ -z "$after" ]; then
+	pass i10.loop_held_device_not_rebound
+else
+	fail i10.loop_held_device_not_rebound "detach $d_rc, rebind $r_rc, backing while held '$held', after close '$after'"
+fi
+busybox losetup -d /dev/loop6 2>/dev/null
 
 # --- after a good mount -----------------------------------------------------------------
 unmount_all
