@@ -77,12 +77,14 @@ echo "tests/package: dpkg-buildpackage took $((SECONDS - start)) s" >&2
 # shellcheck disable=SC2016 # autoconf's $2, not the shell's
 want=$(cd "$src" && autoconf --trace='AC_INIT:$2' configure.ac | head -n 1)
 arch=$(dpkg --print-architecture)
-deb=$work/src/extown_${want}_${arch}.deb
-changes=$work/src/extown_${want}_${arch}.changes
-if [ -f "$deb" ] && [ -f "$changes" ]; then
+# whatever version the build gave them; the checks below compare it
+debs=("$work"/src/extown_*_"$arch".deb)
+changes_all=("$work"/src/extown_*_"$arch".changes)
+deb=${debs[0]} changes=${changes_all[0]}
+if [ ${#debs[@]} -eq 1 ] && [ -f "$deb" ] && [ ${#changes_all[@]} -eq 1 ] && [ -f "$changes" ]; then
 	pass build
 else
-	fail build "built, but no extown_${want}_${arch}.deb/.changes: $(cd "$work/src" && echo *.deb)"
+	fail build "built, but not one extown_*_$arch.deb and .changes: $(cd "$work/src" && echo ./*.deb ./*.changes)"
 	exit 0
 fi
 
@@ -293,15 +295,14 @@ if in_root dpkg --purge extown >>"$logs/chroot.log" 2>&1; then
 	rm -f "$root/usr/local/sbin/udevadm" "$calls" "$root/tmp/extown.deb" "$root/run/udev/control"
 	rmdir "$root/run/udev"
 	snapshot "$work/after.txt"
-	if diff -u "$work/before.txt" "$work/after.txt" >"$logs/purge-diff.txt"; then
+	left=$(find "$root/var/lib/dpkg/info" -name 'extown.*' -printf '%f ')
+	if [ -n "$left" ]; then
+		fail chroot_purge_leaves_nothing "dpkg's files of extown are left: $left"
+	elif diff -u "$work/before.txt" "$work/after.txt" >"$logs/purge-diff.txt"; then
 		pass chroot_purge_leaves_nothing
 	else
 		fail chroot_purge_leaves_nothing "the tree differs from before dpkg -i: $(grep -m 1 -E '^[-+][^-+]' "$logs/purge-diff.txt") (see $logs/purge-diff.txt)"
 	fi
-	# shellcheck disable=SC2016 # dpkg-query's ${...}
-	status=$(in_root dpkg-query -W -f='${db:Status-Abbrev}' extown 2>/dev/null || true)
-	check chroot_purge_forgets_package "dpkg still knows extown after --purge: '$status'" \
-		grep -qE '^(un )?$' <<<"$status"
 else
 	fail chroot_purge_leaves_nothing "dpkg --purge extown failed (see $logs/chroot.log)"
 fi
