@@ -176,43 +176,48 @@ static int become_root(const struct caller *c)
 	return 0;
 }
 
-/*
- * stat(2) as root, for a path root wrote into /etc/fstab. A failure to go
- * back to the caller's uid ends the program: nothing may run as root by
- * accident.
- */
-static int stat_as_root(const char *path, struct stat *st)
+/* Take effective uid 0 for one call; *euid is the one to go back to. */
+static int euid_root(uid_t *euid)
 {
-	uid_t euid = geteuid();
-	int rc, err;
+	*euid = geteuid();
+	return (*euid != 0 && seteuid(0) != 0) ? -1 : 0;
+}
 
-	if (euid != 0 && seteuid(0) != 0)
-		return stat(path, st);
-	rc = stat(path, st);
-	err = errno;
+/* Go back, errno kept; failing that, end: nothing may run as root by accident. */
+static void euid_back(uid_t euid)
+{
+	int err = errno;
+
 	if (euid != 0 && seteuid(euid) != 0) {
 		fprintf(stderr, "mount.ext4: cannot drop privileges again\n");
 		_exit(MNT_EX_SYSERR);
 	}
 	errno = err;
+}
+
+/* stat(2) as root, for a path root wrote into /etc/fstab */
+static int stat_as_root(const char *path, struct stat *st)
+{
+	uid_t euid;
+	int rc;
+
+	if (euid_root(&euid))
+		return stat(path, st);
+	rc = stat(path, st);
+	euid_back(euid);
 	return rc;
 }
 
 /* open a loop device as root (users cannot open /dev/loopN themselves) */
 static int loop_open_as_root(const char *path, struct loop_backing *b)
 {
-	uid_t euid = geteuid();
-	int fd, err;
+	uid_t euid;
+	int fd;
 
-	if (euid != 0 && seteuid(0) != 0)
+	if (euid_root(&euid))
 		return -1;
 	fd = loopdev_open(path, b);
-	err = errno;
-	if (euid != 0 && seteuid(euid) != 0) {
-		fprintf(stderr, "mount.ext4: cannot drop privileges again\n");
-		_exit(MNT_EX_SYSERR);
-	}
-	errno = err;
+	euid_back(euid);
 	return fd;
 }
 

@@ -311,12 +311,7 @@ fi
 
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf.
 build=$work/build
-mkdir -p "$build"
-{
-	(cd "$src" && autoreconf -fi) &&
-		(cd "$build" && "$src/configure" --prefix=/usr --sysconfdir=/etc --enable-werror) &&
-		make -C "$build" -j"$(nproc)" mount.ext4
-} >"$work/build.log" 2>&1 || harness_fail "cannot build mount.ext4 from $src (see $work/build.log; EXTOWN_KEEP=1 keeps it)"
+harness_build_helper "$src" "$build"
 log "helper built from $src ($(git -C "$src" describe --always --dirty 2>/dev/null || echo '?'))"
 
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"

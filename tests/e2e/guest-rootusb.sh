@@ -45,16 +45,8 @@ UUID_EXT4=6a6b0e00-0000-4000-8000-000000000004
 UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
 t=e2e.rootusb
 
-pass() { echo "PASS $1" >>"$results"; echo "PASS $1"; }
-fail() { echo "FAIL $1: $2" >>"$results"; echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2" >>"$results"; echo "SKIP $1: $2"; }
-# check NAME WHY-IF-FAILED CMD...
-check() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-note() { echo "== $*"; }
+# shellcheck source=tests/e2e/guest-lib.sh
+. /usr/local/lib/extown-e2e/guest-lib.sh
 oneline() { tr '\n' ' ' | sed 's/ *$//'; }
 as_alice() {
 	setpriv --reuid=1000 --regid=1000 --init-groups \
@@ -82,17 +74,6 @@ has_opt() { # OPT LIST: OPT is one of the comma-separated LIST
 }
 has_owner_opt() { # LIST: a uid= or gid= in LIST
 	tr , '\n' <<<"$1" | grep -Eq '^(uid|gid)='
-}
-wait_dev() { # UUID: the device node once udev has processed it (bounded)
-	for _ in $(seq 240); do
-		if [ -e "/dev/disk/by-uuid/$1" ]; then
-			udevadm settle -t 30
-			readlink -f "/dev/disk/by-uuid/$1"
-			return 0
-		fi
-		sleep 0.5
-	done
-	return 1
 }
 
 # --- the system's root on USB ---------------------------------------------

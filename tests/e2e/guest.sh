@@ -33,16 +33,8 @@ UUID_EXT4=6a6b0e00-0000-4000-8000-000000000004
 UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
 UUID_VIRTIO=6a6b0e00-0000-4000-8000-0000000000f4
 
-pass() { echo "PASS $1" >>"$results"; echo "PASS $1"; }
-fail() { echo "FAIL $1: $2" >>"$results"; echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2" >>"$results"; echo "SKIP $1: $2"; }
-# check NAME WHY-IF-FAILED CMD...
-check() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
-note() { echo "== $*"; }
+# shellcheck source=tests/e2e/guest-lib.sh
+. /usr/local/lib/extown-e2e/guest-lib.sh
 as_alice() {
 	setpriv --reuid=1000 --regid=1000 --init-groups \
 		env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice LOGNAME=alice "$@"
@@ -75,18 +67,6 @@ opt_in() { # OPT "LINE": OPT is one of the comma-separated options of LINE
 	printf '%s\n' "${o[@]}" | grep -qx -- "$1"
 }
 
-# wait_dev UUID: the device node once udev has processed it (bounded)
-wait_dev() {
-	for _ in $(seq 240); do
-		if [ -e "/dev/disk/by-uuid/$1" ]; then
-			udevadm settle -t 30
-			readlink -f "/dev/disk/by-uuid/$1"
-			return 0
-		fi
-		sleep 0.5
-	done
-	return 1
-}
 
 # owners DIR: "uid:gid path" of everything under DIR (as stat sees it)
 owners() { find "$1" -xdev -printf '%U:%G %P\n' | sort -k2; }

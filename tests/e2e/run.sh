@@ -106,6 +106,7 @@ cp -a "$tree" "$root"
 make -C "$build" install DESTDIR="$root" >>"$work/build.log" 2>&1 ||
 	harness_fail "make install DESTDIR= failed (see $work/build.log)"
 install -D -m 0755 "$top/tests/e2e/guest.sh" "$root/usr/local/lib/extown-e2e/guest.sh"
+install -D -m 0644 "$top/tests/e2e/guest-lib.sh" "$root/usr/local/lib/extown-e2e/guest-lib.sh"
 install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
 install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"
 mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
@@ -181,6 +182,23 @@ fs_image() { # STICK-IMG OUT
 	*ext2.img) dd if="$1" of="$2" bs=1M skip=1 count=64 status=none ;;
 	*) cp --sparse=always "$1" "$2" ;;
 	esac
+}
+
+# guest_results PREFIX GUESTDIR DIR RC PLUGGED: print a VM's test lines and
+# PREFIX.guest_finished; 1 (after a FAIL PREFIX.guest_ran line) when the
+# guest left no results
+guest_results() {
+	local p=$1 g=$2 d=$3 rc=$4 plugged=$5
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL $p.guest_ran: no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	fi
+	cat "$g/results"
+	if [ "$rc" -eq 0 ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ]; then
+		echo "PASS $p.guest_finished"
+	else
+		echo "FAIL $p.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
+	fi
 }
 
 monitor() { # SOCK COMMAND: one QEMU monitor command; its answer on stdout
@@ -286,16 +304,7 @@ run_vm() { # KERNEL-LABEL
 	wait "$pid" || rc=$?
 	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/e2e
-	if [ ! -s "$g/results" ]; then
-		echo "FAIL e2e.$k.guest_ran: no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
-		return 0
-	fi
-	cat "$g/results"
-	if [ "$rc" -eq 0 ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ]; then
-		echo "PASS e2e.$k.guest_finished"
-	else
-		echo "FAIL e2e.$k.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
-	fi
+	guest_results "e2e.$k" "$g" "$d" "$rc" "$plugged" || return 0
 	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
 	case $k in
 	patched)
@@ -325,16 +334,7 @@ run_rootusb() {
 	wait "$pid" || rc=$?
 	log "rootusb VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/rootusb
-	if [ ! -s "$g/results" ]; then
-		echo "FAIL e2e.rootusb.guest_ran: no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
-		return 0
-	fi
-	cat "$g/results"
-	if [ "$rc" -eq 0 ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ]; then
-		echo "PASS e2e.rootusb.guest_finished"
-	else
-		echo "FAIL e2e.rootusb.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
-	fi
+	guest_results e2e.rootusb "$g" "$d" "$rc" "$plugged" || return 0
 	host_checks e2e.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" /alice-rootusb
 }
 

@@ -31,12 +31,7 @@ kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
 
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf.
 build=$work/build
-mkdir -p "$build"
-{
-	(cd "$top" && autoreconf -fi) &&
-		(cd "$build" && "$top/configure" --prefix=/usr --sysconfdir=/etc --enable-werror) &&
-		make -C "$build" -j"$(nproc)" mount.ext4
-} >"$work/build.log" 2>&1 || harness_fail "cannot build mount.ext4 (see $work/build.log; EXTOWN_KEEP=1 keeps it)"
+harness_build_helper "$top" "$build"
 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$work/preload.so" \
 	"$top/tests/privilege/preload.c" || harness_fail "cannot build tests/privilege/preload.c"
 
