@@ -119,15 +119,19 @@ entry() {
 		(target == "" || ($7 == "->" && $8 == target)) { found = 1 }
 		END { exit !found }' "$logs/contents.txt"
 }
-listed() { awk -v path="./$1" '$6 == path { print $1, $2; exit }' "$logs/contents.txt"; }
-check mount_ext4_setuid_root "usr/sbin/mount.ext4 is '$(listed usr/sbin/mount.ext4)', not -rwsr-xr-x root/root" \
+# listed PATH: "PERMS OWNER [-> TARGET]" of PATH in the .deb, or "missing"
+listed() {
+	awk -v path="./$1" '$6 == path { print $1, $2, $7, $8; f = 1; exit }
+		END { if (!f) print "missing" }' "$logs/contents.txt"
+}
+check mount_ext4_setuid_root "usr/sbin/mount.ext4 is '$(listed usr/sbin/mount.ext4)', not '-rwsr-xr-x root/root'" \
 	entry -rwsr-xr-x root/root usr/sbin/mount.ext4
 for t in ext3 ext2; do
 	check "mount_${t}_symlink" "usr/sbin/mount.$t is '$(listed "usr/sbin/mount.$t")', not a link to mount.ext4" \
 		entry lrwxrwxrwx root/root "usr/sbin/mount.$t" mount.ext4
 done
 for r in 61-extown.rules 69-extown-udisks.rules; do
-	check "udev_rule_${r%%-*}" "usr/lib/udev/rules.d/$r missing or not -rw-r--r-- root/root" \
+	check "udev_rule_${r%%-*}" "usr/lib/udev/rules.d/$r is '$(listed "usr/lib/udev/rules.d/$r")', not '-rw-r--r-- root/root'" \
 		entry -rw-r--r-- root/root "usr/lib/udev/rules.d/$r"
 done
 man_ok() {
@@ -145,7 +149,7 @@ mkdir -p "$ctl" "$x"
 dpkg-deb -e "$deb" "$ctl"
 dpkg-deb -x "$deb" "$x"
 conffiles=$(cat "$ctl/conffiles" 2>/dev/null || true)
-check conffile_listed "conffiles is '$(tr '\n' ' ' <<<"$conffiles")', not /etc/extown.conf" \
+check conffile_listed "conffiles is '$(tr '\n' ' ' <<<"${conffiles:-(none)}")', not /etc/extown.conf" \
 	test "$conffiles" = /etc/extown.conf
 conf=$x/etc/extown.conf
 # the parser skips blank lines and lines whose first non-blank is '#'
