@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2154 # $results: set by the script that sources this
 # Test-line helpers the e2e guest scripts share (sourced in the guest from
 # /usr/local/lib/extown-e2e/guest-lib.sh, after $results is set): each line
 # goes to $results and to the script's log.
