@@ -184,6 +184,15 @@ suite_split_ids() {
 	check "$l.K2.split_shown_owner" "owner of split_file" 2000:2001 "$(owner "$m/split_file")"
 	check "$l.K1.split_old_shown_owner" "owner of file" 2000:2001 "$(owner "$m/file")"
 	printf '%s\n' "$l split_file 3000 3001" "$l split_dir 3000 3001" >>"$EXP"
+	# a new inode whose first write is an xattr: the access ACL it
+	# inherits from a default ACL (ext4 stores it in the inode itself)
+	mkdir "$m/acl_dir"
+	r=$($VMTOOL defacl "$m/acl_dir" 1234)
+	check "$l.K2.default_acl_set" "default ACL on acl_dir" OK "$r"
+	echo x >"$m/acl_dir/acl_file"
+	mkdir "$m/acl_dir/acl_subdir"
+	printf '%s\n' "$l acl_dir 3000 3001" "$l acl_dir/acl_file 3000 3001" \
+		"$l acl_dir/acl_subdir 3000 3001" >>"$EXP"
 	umount "$m"
 
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=0,gid=0")

@@ -10,6 +10,9 @@
  *   vmtool tmpfile DIR NAME             O_TMPFILE in DIR, then link it as NAME
  *   vmtool setxattr PATH NAME VALUE     setxattr(2)
  *   vmtool access PATH MODE             open PATH for r, w or rw
+ *   vmtool defacl DIR UID               a default ACL on DIR with a named
+ *                                       entry for UID (files created in DIR
+ *                                       then get an access ACL: an xattr)
  *
  * Exit status: 0 on success, 1 when the call failed (errno name printed),
  * 2 on usage errors.
@@ -24,6 +27,9 @@
 #include <sys/mount.h>
 #include <sys/xattr.h>
 #include <unistd.h>
+
+#include <linux/posix_acl.h>
+#include <linux/posix_acl_xattr.h>
 
 static int report(int ret)
 {
@@ -76,6 +82,26 @@ static int do_access(const char *path, const char *mode)
 	return report(0);
 }
 
+/* user::rwx, user:UID:rwx, group::r-x, mask::rwx, other::r-x */
+static int do_defacl(const char *dir, const char *uid)
+{
+	struct {
+		struct posix_acl_xattr_header h;
+		struct posix_acl_xattr_entry e[5];
+	} acl = {
+		.h = { .a_version = POSIX_ACL_XATTR_VERSION },
+		.e = {
+			{ ACL_USER_OBJ, 7, ACL_UNDEFINED_ID },
+			{ ACL_USER, 7, (__u32)strtoul(uid, NULL, 10) },
+			{ ACL_GROUP_OBJ, 5, ACL_UNDEFINED_ID },
+			{ ACL_MASK, 7, ACL_UNDEFINED_ID },
+			{ ACL_OTHER, 5, ACL_UNDEFINED_ID },
+		},
+	};
+
+	return report(setxattr(dir, "system.posix_acl_default", &acl, sizeof(acl), 0));
+}
+
 static int do_runas(char **argv)
 {
 	uid_t uid = (uid_t)strtoul(argv[0], NULL, 10);
@@ -92,7 +118,7 @@ static int do_runas(char **argv)
 
 static int usage(void)
 {
-	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access ...\n",
+	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access|defacl ...\n",
 	      stderr);
 	return 2;
 }
@@ -115,5 +141,7 @@ int main(int argc, char **argv)
 				       strlen(argv[4]), 0));
 	if (strcmp(cmd, "access") == 0 && argc == 4)
 		return do_access(argv[2], argv[3]);
+	if (strcmp(cmd, "defacl") == 0 && argc == 4)
+		return do_defacl(argv[2], argv[3]);
 	return usage();
 }
