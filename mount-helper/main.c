@@ -333,7 +333,9 @@ static int decide_owner(const char *prog, const struct caller *c,
 		.fs_uuid = dev.fs_uuid,
 		.boot_fs = boot,
 		.passthrough = opts_passthrough(mr->opts),
-		.kernel_support = kernel_support(mr->fstype),
+		/* only a tagged device can get an owner: the module lists are
+		 * read for nothing else */
+		.kernel_support = dev.removable && kernel_support(mr->fstype),
 		.policy = policy,
 	};
 	owner_decide(&in, d);

@@ -358,17 +358,23 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 	return remove(path);
 }
 
-static int sysfs_checks(const char *root, char *why);
-
-static int t_sysfs_detection(char *why)
+/* run CHECKS on a fresh temporary directory, removed afterwards */
+static int in_tmp_root(int (*checks)(const char *root, char *why), char *why)
 {
 	char root[] = "/tmp/extown-sysfs-XXXXXX";
 	int rc;
 
 	CHECK(mkdtemp(root), "mkdtemp failed");
-	rc = sysfs_checks(root, why);
+	rc = checks(root, why);
 	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
+}
+
+static int sysfs_checks(const char *root, char *why);
+
+static int t_sysfs_detection(char *why)
+{
+	return in_tmp_root(sysfs_checks, why);
 }
 
 static int sysfs_checks(const char *root, char *why)
@@ -430,13 +436,7 @@ static int modules_checks(const char *root, char *why)
 
 static int t_modules_detection(char *why)
 {
-	char root[] = "/tmp/extown-sysfs-XXXXXX";
-	int rc;
-
-	CHECK(mkdtemp(root), "mkdtemp failed");
-	rc = modules_checks(root, why);
-	nftw(root, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-	return rc;
+	return in_tmp_root(modules_checks, why);
 }
 
 /* H9: remounts, binds, moves and the boot filesystems get no owner */
