@@ -317,6 +317,8 @@ static int decide_owner(const char *prog, const struct caller *c,
 	struct stat st;
 	bool boot = false;
 
+	bool ids = opts_has(mr->opts, "uid") || opts_has(mr->opts, "gid");
+
 	if (stat(mr->source, &st) == 0 && S_ISBLK(st.st_mode)) {
 		device_lookup(st.st_rdev, &dev);
 		if (dev.removable)
@@ -333,18 +335,19 @@ static int decide_owner(const char *prog, const struct caller *c,
 		.fs_uuid = dev.fs_uuid,
 		.boot_fs = boot,
 		.passthrough = opts_passthrough(mr->opts),
-		/* only a tagged device can get an owner: the module lists are
-		 * read for nothing else */
-		.kernel_support = dev.removable && kernel_support(mr->fstype),
+		/* only a tagged device can get an owner, and given uid=/gid=
+		 * may need the fallback: the module lists are read for nothing
+		 * else */
+		.kernel_support = (dev.removable || ids) && kernel_support(mr->fstype),
 		.policy = policy,
 	};
 	owner_decide(&in, d);
 	if (d->kernel_missing)		/* H6: once, whether -v or not */
 		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support "
-			"for %s; mounting without the ownership override\n",
-			prog, mr->source, mr->fstype);
+			"for %s, %s; mounting without the ownership override\n",
+			prog, mr->source, mr->fstype, d->why);
 	/* what the helper adds or a user mount relies on must reach the kernel */
-	if ((d->action == OWNER_ADD || !c->privileged) && !opts_quotes_balanced(mr->opts)) {
+	if ((d->action != OWNER_LEAVE || !c->privileged) && !opts_quotes_balanced(mr->opts)) {
 		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
 			"nosuid, nodev, uid= and gid= after it would be lost; "
 			"not mounting\n", prog, mr->source, mr->opts);
@@ -353,7 +356,7 @@ static int decide_owner(const char *prog, const struct caller *c,
 	if (opts_apply_owner(&mr->opts, d, notes))
 		return MNT_EX_SYSERR;
 	/* an owner root granted in fstab: no setuid files, no device nodes */
-	if (!c->privileged && (opts_has(mr->opts, "uid") || opts_has(mr->opts, "gid")) &&
+	if (!c->privileged && (ids || d->action == OWNER_IDMAP) &&
 	    opts_force_nosuid_nodev(&mr->opts, notes))
 		return MNT_EX_SYSERR;
 	if (d->action == OWNER_LEAVE)
@@ -370,6 +373,29 @@ static void load_policy(const char *prog, struct policy *policy)
 	if (policy_load(policy, EXTOWN_CONF, &policy_system_names, why, sizeof(why)) < 0)
 		fprintf(stderr, "%s: %s: %s; adding no owner to any mount until it is "
 			"fixed\n", prog, EXTOWN_CONF, why);
+}
+
+/* the mount itself, idmapped where the decision says so and it can be */
+static int do_mount(const char *prog, const struct mount_plan *plan,
+		    const struct owner_decision *d)
+{
+	int ex;
+
+	if (d->action != OWNER_IDMAP)
+		return mounter_mount(plan, prog);
+	if (plan->fake || plan->ns) {
+		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
+			"%s, and no idmapped mount is made with -%c; mounting without "
+			"an owner\n", prog, plan->source, plan->fstype, plan->fake ? 'f' : 'N');
+		return mounter_mount(plan, prog);
+	}
+	ex = mounter_mount_idmapped(plan, &(struct idmap_plan) {
+		.map_uid = d->map_uid,
+		.map_gid = d->map_gid,
+		.uid = d->uid,
+		.gid = d->gid,
+	}, prog);
+	return ex == MOUNTER_PLAIN ? mounter_mount(plan, prog) : ex;
 }
 
 static int run(const char *prog, int argc, char *argv[])
@@ -429,7 +455,7 @@ static int run(const char *prog, int argc, char *argv[])
 		ex = MNT_EX_SYSERR;
 		goto out;
 	}
-	ex = mounter_mount(&(struct mount_plan) {
+	ex = do_mount(prog, &(struct mount_plan) {
 		.source = mr.source,
 		.target = mr.target,
 		.fstype = mr.fstype,
@@ -439,7 +465,7 @@ static int run(const char *prog, int argc, char *argv[])
 		.fake = rq.fake,
 		.nomtab = rq.nomtab,
 		.verbose = rq.verbose,
-	}, prog);
+	}, &d);
 out:
 	if (mr.loop_fd >= 0)
 		close(mr.loop_fd);

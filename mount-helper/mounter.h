@@ -7,6 +7,7 @@
 #define EXTOWN_MOUNTER_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct mount_plan {
 	const char *source;
@@ -22,5 +23,28 @@ struct mount_plan {
  * Returns mount(8)'s exit status (0, 1, 2, 4, 16, 32).
  */
 int mounter_mount(const struct mount_plan *plan, const char *progname);
+
+/* The idmapped-mount fallback: who the stick's owner is to be shown as. */
+struct idmap_plan {
+	bool map_uid, map_gid;	/* which of the two to map */
+	uid_t uid;		/* the owner's uid is shown as this */
+	gid_t gid;
+};
+
+/* mounter_mount_idmapped(): nothing mounted, mount plainly (why printed) */
+#define MOUNTER_PLAIN	(-1)
+
+/*
+ * Mount with the ext4 driver, detached (the fsopen API), read the stick's
+ * owner from its root directory (idmap.h), idmap that owner to PLAN's ids
+ * (a swap: every other id shown as it is), attach it at the target and
+ * record it in /run/mount/utab as libmount would. Options, -s and -n as for
+ * mounter_mount(); the caller handles -f and -N with mounter_mount(). One
+ * line on stderr says what was mapped. MOUNTER_PLAIN (and one line why)
+ * when there is nothing to map or the kernel cannot idmap: the caller then
+ * mounts with mounter_mount(); else mount(8)'s exit status.
+ */
+int mounter_mount_idmapped(const struct mount_plan *plan,
+			   const struct idmap_plan *ip, const char *progname);
 
 #endif

@@ -5,6 +5,7 @@
  * Pure except kernel_supports_override(), which only looks whether sysfs
  * files exist.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -83,15 +84,59 @@ static const char *decide(const struct owner_input *in, struct owner_decision *d
 	return NULL;
 }
 
+static bool fallback_allowed(const struct policy *p)
+{
+	return !p->broken && p->idmap_fallback;
+}
+
+/* uid=/gid= given, the kernel has none: idmap them, or leave them out */
+static void given_ids(const struct owner_input *in, struct owner_decision *d)
+{
+	uint32_t uid = 0, gid = 0;
+	int ru = opts_last_id(in->options, "uid", &uid);
+	int rg = opts_last_id(in->options, "gid", &gid);
+
+	d->action = OWNER_LEAVE;
+	if (ru < 0 || rg < 0) {
+		snprintf(d->why, sizeof(d->why), "malformed uid= or gid=: left as given");
+		return;
+	}
+	d->strip_ids = true;
+	if (!fallback_allowed(in->policy)) {
+		d->kernel_missing = true;
+		snprintf(d->why, sizeof(d->why), "uid=/gid= removed, no idmapped mount "
+			 "either (%s)", in->policy->broken ? "the policy file cannot be used" :
+			 "idmap-fallback = no");
+		return;
+	}
+	d->action = OWNER_IDMAP;
+	d->map_uid = ru == 1;
+	d->uid = uid;
+	d->map_gid = rg == 1;
+	d->gid = gid;
+	snprintf(d->why, sizeof(d->why), "uid=/gid= given, given instead through an "
+		 "idmapped mount");
+}
+
 void owner_decide(const struct owner_input *in, struct owner_decision *d)
 {
 	const char *stay;
 
 	memset(d, 0, sizeof(*d));
+	if (!in->passthrough && !in->kernel_support &&
+	    (opts_has(in->options, "uid") || opts_has(in->options, "gid"))) {
+		given_ids(in, d);
+		return;
+	}
 	stay = decide(in, d);
 	if (!stay && !in->kernel_support) {
+		if (fallback_allowed(in->policy)) {
+			d->action = OWNER_IDMAP;
+			d->helper_owner = d->map_uid = d->map_gid = true;
+			return;
+		}
 		d->kernel_missing = true;	/* H6: the caller says so once */
-		stay = "the kernel does not support uid=/gid= for this filesystem";
+		stay = "no idmapped mount either (idmap-fallback = no)";
 	}
 	if (stay) {
 		d->action = OWNER_LEAVE;
@@ -147,6 +192,25 @@ int opts_force_nosuid_nodev(char **opts, struct notes *notes)
 	return 0;
 }
 
+/* OWNER_IDMAP and strip_ids: uid=/gid= out, nosuid,nodev in where the helper chose */
+static int apply_without_ids(char **opts, const struct owner_decision *d,
+			     struct notes *notes)
+{
+	if (d->strip_ids) {
+		if (remove_all(opts, "uid") < 0 || remove_all(opts, "gid") < 0)
+			return -1;
+		notes_add(notes, "removed uid= and gid=: the kernel has none");
+	}
+	if (d->action == OWNER_IDMAP && d->helper_owner &&
+	    opts_force_nosuid_nodev(opts, notes))
+		return -1;
+	if (d->action == OWNER_IDMAP)
+		notes_add(notes, "idmapped mount for %s%lu:%lu: %s",
+			  d->helper_owner ? "" : "the given ", (unsigned long)d->uid,
+			  (unsigned long)d->gid, d->why);
+	return 0;
+}
+
 int opts_apply_owner(char **opts, const struct owner_decision *d,
 		     struct notes *notes)
 {
@@ -154,7 +218,7 @@ int opts_apply_owner(char **opts, const struct owner_decision *d,
 	bool had_nosuid, had_nodev;
 
 	if (d->action != OWNER_ADD)
-		return 0;
+		return apply_without_ids(opts, d, notes);
 
 	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
 	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);

@@ -32,11 +32,16 @@ struct owner_input {
 enum owner_action {
 	OWNER_LEAVE,		/* mount with exactly the given options */
 	OWNER_ADD,		/* add uid=,gid=,nosuid,nodev (each unless present) */
+	OWNER_IDMAP,		/* the kernel has no uid=/gid=: an idmapped mount
+				 * shows the stick's owner as uid:gid instead */
 };
 
 struct owner_decision {
 	enum owner_action action;
-	bool kernel_missing;	/* would have added, but the kernel cannot (H6) */
+	bool kernel_missing;	/* no uid=/gid= and no idmapped mount either (H6) */
+	bool strip_ids;		/* remove uid= and gid=: the kernel would refuse them */
+	bool helper_owner;	/* the helper chose the owner: nosuid,nodev with it */
+	bool map_uid, map_gid;	/* OWNER_IDMAP: which of uid, gid to map */
 	uid_t uid;
 	gid_t gid;
 	char why[NOTE_LEN];	/* one phrase, for -v */
@@ -45,10 +50,18 @@ struct owner_decision {
 void owner_decide(const struct owner_input *in, struct owner_decision *d);
 
 /*
- * Carry out OWNER_ADD on *opts: add uid=, gid=, nosuid, nodev unless
- * present, and drop suid and dev (a presented owner with device nodes or
- * setuid files would give the user access beyond the stick). Notes say what
- * was added. 0, or -1 (out of memory). OWNER_LEAVE: nothing changes.
+ * Without kernel support (in->kernel_support false), uid=/gid= in the
+ * options (root's, udisks', or an fstab entry's) are removed and, unless the
+ * policy is broken or says idmap-fallback = no, given through an idmapped
+ * mount (OWNER_IDMAP); an owner the helper would add likewise. With the
+ * fallback off the helper's owner is left out (kernel_missing).
+ *
+ * Carry out the decision on *opts. OWNER_ADD: add uid=, gid=, nosuid, nodev
+ * unless present, and drop suid and dev (a presented owner with device
+ * nodes or setuid files would give the user access beyond the stick).
+ * strip_ids: remove every uid= and gid=. OWNER_IDMAP with helper_owner:
+ * nosuid, nodev as for OWNER_ADD. Notes say what was changed. 0, or -1 (out
+ * of memory). OWNER_LEAVE without strip_ids: nothing changes.
  */
 int opts_apply_owner(char **opts, const struct owner_decision *d,
 		     struct notes *notes);

@@ -4,6 +4,7 @@
  *
  *	# comment
  *	enabled = yes | no
+ *	idmap-fallback = yes | no
  *	allow-uuid = 0b7d8f0e-0c55-4a59-9c57-3c1d2e4f5a6b	(repeatable)
  *	deny-uuid = ...						(repeatable)
  *	allow-group = plugdev | 46				(repeatable)
@@ -32,6 +33,7 @@ void policy_init(struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->enabled = true;
+	p->idmap_fallback = true;
 }
 
 void policy_init_closed(struct policy *p)
@@ -162,8 +164,27 @@ static char *trim(char *s)
 	return s;
 }
 
+/* the keys that may be given once */
+enum { SEEN_ENABLED = 1, SEEN_IDMAP = 2 };
+
+static int parse_yes_no(bool *dst, const char *key, const char *val, unsigned bit,
+			unsigned *seen, unsigned lineno, char *why, size_t whysz)
+{
+	if (*seen & bit)
+		return fail(why, whysz, "line %u: '%s' given twice", lineno, key);
+	*seen |= bit;
+	if (strcmp(val, "yes") == 0)
+		*dst = true;
+	else if (strcmp(val, "no") == 0)
+		*dst = false;
+	else
+		return fail(why, whysz, "line %u: %s must be 'yes' or 'no', not '%s'",
+			    lineno, key, val);
+	return 0;
+}
+
 static int parse_line(struct policy *p, char *line, unsigned lineno,
-		      const struct policy_names *names, bool *seen_enabled,
+		      const struct policy_names *names, unsigned *seen,
 		      char *why, size_t whysz)
 {
 	char *eq, *key, *val;
@@ -185,16 +206,11 @@ static int parse_line(struct policy *p, char *line, unsigned lineno,
 				    "or comments after it", lineno);
 
 	if (strcmp(key, "enabled") == 0) {
-		if (*seen_enabled)
-			return fail(why, whysz, "line %u: 'enabled' given twice", lineno);
-		*seen_enabled = true;
-		if (strcmp(val, "yes") == 0)
-			p->enabled = true;
-		else if (strcmp(val, "no") == 0)
-			p->enabled = false;
-		else
-			return fail(why, whysz, "line %u: enabled must be 'yes' or 'no', "
-				    "not '%s'", lineno, val);
+		return parse_yes_no(&p->enabled, key, val, SEEN_ENABLED, seen, lineno,
+				    why, whysz);
+	} else if (strcmp(key, "idmap-fallback") == 0) {
+		return parse_yes_no(&p->idmap_fallback, key, val, SEEN_IDMAP, seen, lineno,
+				    why, whysz);
 	} else if (strcmp(key, "allow-uuid") == 0 || strcmp(key, "deny-uuid") == 0) {
 		bool allow = key[0] == 'a';
 		size_t *n = allow ? &p->n_allow_uuid : &p->n_deny_uuid;
@@ -229,8 +245,7 @@ int policy_parse(struct policy *p, const char *text,
 		 const struct policy_names *names, char *why, size_t whysz)
 {
 	char line[LINE_MAX_LEN + 1];
-	bool seen_enabled = false;
-	unsigned lineno = 0;
+	unsigned seen = 0, lineno = 0;
 	const char *s = text;
 
 	policy_init(p);
@@ -253,7 +268,7 @@ int policy_parse(struct policy *p, const char *text,
 		}
 		memcpy(line, s, len);
 		line[len] = '\0';
-		if (parse_line(p, line, lineno, names, &seen_enabled, why, whysz))
+		if (parse_line(p, line, lineno, names, &seen, why, whysz))
 			goto bad;
 		s = nl ? nl + 1 : s + len;
 	}

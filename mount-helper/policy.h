@@ -19,6 +19,7 @@
 struct policy {
 	bool enabled;
 	bool broken;		/* the file exists but could not be used (H10) */
+	bool idmap_fallback;	/* idmapped mount where the kernel lacks uid= */
 	size_t n_allow_uuid, n_deny_uuid, n_allow_group;
 	char allow_uuid[POLICY_LIST_MAX][POLICY_UUID_LEN + 1];
 	char deny_uuid[POLICY_LIST_MAX][POLICY_UUID_LEN + 1];
@@ -36,7 +37,7 @@ struct policy_names {
 	int (*group)(const char *name, gid_t *gid);
 };
 
-/* The behaviour without a file: enabled, no lists, no default owner. */
+/* The behaviour without a file: enabled, idmap-fallback, no lists, no default owner. */
 void policy_init(struct policy *p);
 
 /*

@@ -336,6 +336,38 @@ int opts_check_ids(const char *opts, const char *granted, uid_t uid,
 	return c.rc;
 }
 
+struct last_id {
+	const char *name;
+	uint32_t id;
+	int rc;
+};
+
+static int last_id_cb(const char *name, size_t namesz, const char *val,
+		      size_t valsz, void *data)
+{
+	struct last_id *l = data;
+	const char *colon;
+
+	if (!name_is(name, namesz, l->name))
+		return 0;
+	colon = val ? memchr(val, ':', valsz) : NULL;
+	if (colon)
+		valsz = (size_t)(colon - val);
+	l->rc = val && parse_id(val, valsz, &l->id) == 0 ? 1 : -1;
+	return 0;
+}
+
+int opts_last_id(const char *opts, const char *name, uint32_t *id)
+{
+	struct last_id l = { name, 0, 0 };
+
+	if (opts_walk(opts, last_id_cb, &l) < 0)
+		return -1;
+	if (l.rc == 1)
+		*id = l.id;
+	return l.rc;
+}
+
 /* Options that only ever make a user's mount more restrictive. */
 static bool is_restrictive(const char *name, size_t namesz)
 {

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "msg.h"
@@ -79,6 +80,13 @@ bool opts_has(const char *opts, const char *name);
  */
 int opts_check_ids(const char *opts, const char *granted, uid_t uid,
 		   const gid_t *gids, size_t ngids, char *why, size_t whysz);
+
+/*
+ * The presented id of the last NAME= ("uid" or "gid") in OPTS: N of "N" or
+ * "N:M". 1 and *id set, 0 when there is none, -1 when it is malformed (or
+ * out of memory).
+ */
+int opts_last_id(const char *opts, const char *name, uint32_t *id);
 
 /*
  * An unprivileged caller's command-line options (ARGV_OPTS), checked against
