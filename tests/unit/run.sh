@@ -55,15 +55,15 @@ run_prog() {
 	local name=$1 rc=0 out
 	shift
 	out=$("$@" 2>>"$log") || rc=$?
-	printf '%s\n' "$out" | grep -E '^(PASS|FAIL) ' || true
+	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) ' || true
 	if [ "$rc" -ne 0 ]; then
 		echo "FAIL helper.$name.run: exited with status $rc (sanitizer report or crash in $log)"
-	elif ! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL) '; then
+	elif ! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
 		echo "FAIL helper.$name.run: printed no test result"
 	fi
 }
 
-for prog in request policy owner fstab; do
+for prog in request policy owner fstab idmap; do
 	run_prog "$prog" "$build/tests/unit/test-$prog"
 done
 

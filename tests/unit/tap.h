@@ -4,6 +4,7 @@
  * the reason in why. RUN() prints exactly one line per test:
  *	PASS <name>
  *	FAIL <name>: <why>
+ *	SKIP <name>: <why>
  * and no summary (tests/run counts the lines). The exit status of a test
  * program is 0 even when tests fail; a crash (sanitizer) is caught by run.sh.
  */
@@ -15,14 +16,21 @@
 
 #define WHY_LEN 512
 
+/* a test returns 0, -1 (failed) or TAP_SKIP (could not run here; why says why) */
+#define TAP_SKIP 77
+
 typedef int (*test_fn)(char *why);
 
 static inline void tap_run(const char *name, test_fn fn)
 {
 	char why[WHY_LEN] = "";
 
-	if (fn(why) == 0)
+	int rc = fn(why);
+
+	if (rc == 0)
 		printf("PASS %s\n", name);
+	else if (rc == TAP_SKIP)
+		printf("SKIP %s: %s\n", name, why);
 	else
 		printf("FAIL %s: %s\n", name, *why ? why : "(no reason given)");
 	fflush(stdout);

@@ -310,11 +310,133 @@ static int t_kernel_missing(char *why)
 	char *out;
 
 	policy_init(&p);
+	p.idmap_fallback = false;
 	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
 	in.kernel_support = false;
 	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
 	CHECK(d.action == OWNER_LEAVE && d.kernel_missing, "unsupported kernel still got uid=");
 	CHECK(strcmp(out, in.options) == 0, "options changed without kernel support: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_idmap_for_user(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "rw,noexec,suid,dev,user=alice");
+	in.kernel_support = false;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_IDMAP && d.helper_owner && d.map_uid && d.map_gid &&
+	      d.uid == 1000 && d.gid == 1000 && !d.kernel_missing,
+	      "action %d map %d/%d ids %lu:%lu", d.action, d.map_uid, d.map_gid,
+	      (unsigned long)d.uid, (unsigned long)d.gid);
+	CHECK(!opts_has(out, "uid") && !opts_has(out, "gid"), "uid=/gid= added: '%s'", out);
+	CHECK(count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1 &&
+	      !count_opt(out, "suid") && !count_opt(out, "dev"),
+	      "nosuid,nodev not forced: '%s'", out);
+	free(out);
+	return 0;
+}
+
+static int t_idmap_given(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	/* udisks, as 69-extown-udisks.rules makes it mount */
+	in = user_input(&p, "rw,nodev,nosuid,errors=remount-ro,uid=1000,gid=1001,"
+			"uhelper=udisks2");
+	in.privileged = true;
+	in.uid = 0;
+	in.kernel_support = false;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_IDMAP && !d.helper_owner && d.map_uid && d.map_gid &&
+	      d.uid == 1000 && d.gid == 1001 && d.strip_ids,
+	      "action %d map %d/%d ids %lu:%lu", d.action, d.map_uid, d.map_gid,
+	      (unsigned long)d.uid, (unsigned long)d.gid);
+	CHECK(strcmp(out, "rw,nodev,nosuid,errors=remount-ro,uhelper=udisks2") == 0,
+	      "options: '%s'", out);
+	free(out);
+
+	/* uid=N:M only: the gid is left as it is, M plays no part */
+	in.options = "rw,uid=1000:3000";
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_IDMAP && d.map_uid && !d.map_gid && d.uid == 1000,
+	      "uid=1000:3000: action %d map %d/%d uid %lu", d.action, d.map_uid,
+	      d.map_gid, (unsigned long)d.uid);
+	CHECK(strcmp(out, "rw") == 0, "options: '%s'", out);
+	free(out);
+
+	/* the kernel has the options: nothing changes */
+	in.options = "rw,uid=1000,gid=1001";
+	in.kernel_support = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && strcmp(out, in.options) == 0,
+	      "supporting kernel: action %d, '%s'", d.action, out);
+	free(out);
+	return 0;
+}
+
+static int t_idmap_given_without_fallback(char *why)
+{
+	static const char opts[] = "rw,nosuid,nodev,uid=1000,gid=1000,uhelper=udisks2";
+	struct policy p[2];
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p[0]);
+	p[0].idmap_fallback = false;
+	policy_init_closed(&p[1]);
+	for (int i = 0; i < 2; i++) {
+		in = user_input(&p[i], opts);
+		in.privileged = true;
+		in.uid = 0;
+		in.kernel_support = false;
+		CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+		CHECK(d.action == OWNER_LEAVE && d.kernel_missing && d.strip_ids,
+		      "%s: action %d", i ? "broken policy" : "idmap-fallback = no", d.action);
+		/* a mount that works without the helper is no failed one with it */
+		CHECK(strcmp(out, "rw,nosuid,nodev,uhelper=udisks2") == 0,
+		      "uid=/gid= kept for a kernel that refuses them: '%s'", out);
+		free(out);
+	}
+	return 0;
+}
+
+static int t_idmap_not_for_malformed_or_remount(char *why)
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	in = user_input(&p, "rw,uid=alice");
+	in.privileged = true;
+	in.uid = 0;
+	in.kernel_support = false;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && !d.strip_ids && strcmp(out, in.options) == 0,
+	      "malformed uid= rewritten: action %d, '%s'", d.action, out);
+	free(out);
+	in.options = "remount,uid=1000";
+	in.passthrough = "remount";
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && strcmp(out, in.options) == 0,
+	      "remount rewritten: action %d, '%s'", d.action, out);
 	free(out);
 	return 0;
 }
@@ -502,7 +624,11 @@ int main(void)
 	RUN("helper.H5.udisks_options_untouched", t_udisks_untouched);
 	RUN("helper.H5.root_uid_respected", t_root_uid_respected);
 	RUN("helper.H5.user_uid_not_duplicated", t_user_uid_not_duplicated);
-	RUN("helper.H6.kernel_without_support_options_unchanged", t_kernel_missing);
+	RUN("helper.H6.kernel_without_support_fallback_off_unchanged", t_kernel_missing);
+	RUN("helper.H6.kernel_without_support_idmap_for_user", t_idmap_for_user);
+	RUN("helper.H6.given_uid_gid_idmapped_and_removed", t_idmap_given);
+	RUN("helper.H6.given_uid_gid_removed_without_fallback", t_idmap_given_without_fallback);
+	RUN("helper.H6.malformed_or_remount_not_idmapped", t_idmap_not_for_malformed_or_remount);
 	RUN("helper.H6.sysfs_feature_file_detection", t_sysfs_detection);
 	RUN("helper.H6.ext2_served_by_whom_from_module_lists", t_modules_detection);
 	RUN("helper.H9.passthrough_and_boot_filesystems_untouched", t_passthrough_and_boot);

@@ -37,8 +37,8 @@ static const struct policy_names names = { fake_user, fake_group };
 
 static bool is_default(const struct policy *p)
 {
-	return p->enabled && !p->n_allow_uuid && !p->n_deny_uuid && !p->n_allow_group &&
-	       !p->has_default_owner;
+	return p->enabled && p->idmap_fallback && !p->n_allow_uuid && !p->n_deny_uuid &&
+	       !p->n_allow_group && !p->has_default_owner;
 }
 
 static bool is_closed(const struct policy *p)
@@ -52,6 +52,7 @@ static int t_all_keys(char *why)
 		"# extown policy\n"
 		"\n"
 		"enabled = no\n"
+		"idmap-fallback = no\n"
 		"allow-uuid = 0b7d8f0e-0c55-4a59-9c57-3c1d2e4f5a6b\n"
 		"  deny-uuid=11111111-2222-3333-4444-55555555555F  \n"
 		"allow-group = plugdev\n"
@@ -62,6 +63,7 @@ static int t_all_keys(char *why)
 
 	CHECK(policy_parse(&p, text, &names, err, sizeof(err)) == 0, "valid file refused: %s", err);
 	CHECK(!p.enabled, "enabled = no not read");
+	CHECK(!p.idmap_fallback, "idmap-fallback = no not read");
 	CHECK(p.n_allow_uuid == 1 && strcmp(p.allow_uuid[0],
 	      "0b7d8f0e-0c55-4a59-9c57-3c1d2e4f5a6b") == 0, "allow-uuid not read");
 	CHECK(p.n_deny_uuid == 1 && policy_uuid_listed(p.deny_uuid, 1,
@@ -121,6 +123,8 @@ static int t_malformed(char *why)
 		{ "enabled = yes # comment\n", "one value per line" },
 		{ "allow-group = plug dev\n", "one value per line" },
 		{ "Enabled = yes\n", "unknown key" },
+		{ "idmap-fallback = maybe\n", "idmap-fallback must be 'yes' or 'no'" },
+		{ "idmap-fallback = no\nidmap-fallback = no\n", "line 2: 'idmap-fallback' given twice" },
 	};
 	struct policy p;
 	char err[300];

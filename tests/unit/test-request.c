@@ -350,6 +350,25 @@ static int t_quotes_balanced(char *why)
 	return 0;
 }
 
+static int t_last_id(char *why)
+{
+	uint32_t id = 7;
+
+	CHECK(opts_last_id("rw,uid=1000,nosuid", "uid", &id) == 1 && id == 1000,
+	      "uid=1000: %u", id);
+	CHECK(opts_last_id("uid=5,gid=6,uid=1000:2000", "uid", &id) == 1 && id == 1000,
+	      "last of uid=5 and uid=1000:2000: %u", id);
+	CHECK(opts_last_id("uid=5,gid=6,uid=1000:2000", "gid", &id) == 1 && id == 6,
+	      "gid=6: %u", id);
+	id = 7;
+	CHECK(opts_last_id("rw,nosuid", "uid", &id) == 0 && id == 7, "absent uid= found");
+	CHECK(opts_last_id("uid=alice", "uid", &id) == -1, "uid=alice accepted");
+	CHECK(opts_last_id("uid", "uid", &id) == -1, "uid without a value accepted");
+	CHECK(opts_last_id("uid=4294967295", "uid", &id) == -1, "uid=(uid_t)-1 accepted");
+	CHECK(opts_last_id(NULL, "uid", &id) == 0, "NULL options");
+	return 0;
+}
+
 int main(void)
 {
 	RUN("helper.H1.parse_mount8_helper_argv", t_parse_mount8_argv);
@@ -374,5 +393,6 @@ int main(void)
 	RUN("helper.H3.user_may_restrict_options", t_user_may_restrict);
 	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
 	RUN("helper.H3.unbalanced_quotes_detected", t_quotes_balanced);
+	RUN("helper.H6.last_uid_gid_read", t_last_id);
 	return 0;
 }

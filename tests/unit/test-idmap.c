@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Unit tests of idmap.c: the stick's owner, the swap maps, the namespace. */
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "idmap.h"
+#include "tap.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static int t_root_owner_wins(char *why)
+{
+	struct idmap_ids root = { 1234, 1235 };
+	struct idmap_ids e[] = { { 4321, 4321 }, { 4321, 4321 }, { 0, 0 } };
+	struct idmap_owner o;
+
+	idmap_pick_owner(&root, e, N(e), &o);
+	CHECK(o.found_uid && o.found_gid && o.id.uid == 1234 && o.id.gid == 1235,
+	      "picked %u:%u (found %d/%d), want the root directory's 1234:1235",
+	      o.id.uid, o.id.gid, o.found_uid, o.found_gid);
+	return 0;
+}
+
+static int t_root_0_most_frequent(char *why)
+{
+	struct idmap_ids root = { 0, 0 };
+	struct idmap_ids e[] = {
+		{ 4321, 4321 }, { 1234, 1234 }, { 0, 0 }, { 1234, 100 },
+		{ 0, 0 }, { 0, 0 }, { 1234, 100 }, { 4321, 100 },
+	};
+	struct idmap_owner o;
+
+	idmap_pick_owner(&root, e, N(e), &o);
+	/* uid: 1234 x3 beats 4321 x2 (0 x3 never counts); gid: 100 x3 */
+	CHECK(o.found_uid && o.id.uid == 1234, "uid %u (found %d), want 1234",
+	      o.id.uid, o.found_uid);
+	CHECK(o.found_gid && o.id.gid == 100, "gid %u (found %d), want 100",
+	      o.id.gid, o.found_gid);
+	return 0;
+}
+
+static int t_tie_to_smaller_and_none(char *why)
+{
+	struct idmap_ids root = { 0, 7 };
+	struct idmap_ids tie[] = { { 5000, 1 }, { 3000, 1 }, { 5000, 1 }, { 3000, 1 } };
+	struct idmap_ids zeros[] = { { 0, 0 }, { 0, 0 } };
+	struct idmap_owner o;
+
+	idmap_pick_owner(&root, tie, N(tie), &o);
+	CHECK(o.found_uid && o.id.uid == 3000 && o.found_gid && o.id.gid == 7,
+	      "tie gave %u:%u, want 3000 (smaller) and the root's gid 7", o.id.uid, o.id.gid);
+	root.gid = 0;
+	idmap_pick_owner(&root, zeros, N(zeros), &o);
+	CHECK(!o.found_uid && !o.found_gid, "only root's files, yet found %u:%u",
+	      o.id.uid, o.id.gid);
+	idmap_pick_owner(&root, NULL, 0, &o);
+	CHECK(!o.found_uid && !o.found_gid, "empty filesystem, yet found an owner");
+	return 0;
+}
+
+static int t_map_swap(char *why)
+{
+	char buf[IDMAP_MAP_LEN];
+	const char *want = "0 0 1000\n1000 1234 1\n1001 1001 233\n1234 1000 1\n"
+			   "1235 1235 4294966060\n";
+
+	CHECK(idmap_map_text(buf, sizeof(buf), 1234, 1000) == 0, "failed");
+	CHECK(strcmp(buf, want) == 0, "map\n%s\nwant\n%s", buf, want);
+	/* the same map whichever way round: a swap */
+	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1234) == 0 && strcmp(buf, want) == 0,
+	      "swapped arguments gave\n%s", buf);
+	return 0;
+}
+
+static int t_map_edges(char *why)
+{
+	char buf[IDMAP_MAP_LEN], small[20];
+
+	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1000) == 0 &&
+	      strcmp(buf, "0 0 4294967295\n") == 0, "identity: '%s'", buf);
+	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1001) == 0 &&
+	      strcmp(buf, "0 0 1000\n1000 1001 1\n1001 1000 1\n1002 1002 4294966293\n") == 0,
+	      "adjacent ids: '%s'", buf);
+	CHECK(idmap_map_text(buf, sizeof(buf), 1, 4294967294U) == 0 &&
+	      strcmp(buf, "0 0 1\n1 4294967294 1\n2 2 4294967292\n4294967294 1 1\n") == 0,
+	      "ids at both ends: '%s'", buf);
+	CHECK(idmap_map_text(small, sizeof(small), 1234, 1000) == -1,
+	      "a too small buffer was not refused");
+	return 0;
+}
+
+/* the maps a process sees inside the namespace behind FD */
+static int read_maps_in(int fd, char *out, size_t outsz)
+{
+	int p[2];
+	pid_t pid;
+	ssize_t n;
+
+	if (pipe(p))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char buf[512];
+		int m, len = 0;
+
+		close(p[0]);
+		if (setns(fd, CLONE_NEWUSER))
+			_exit(1);
+		for (int i = 0; i < 2; i++) {
+			m = open(i ? "/proc/self/gid_map" : "/proc/self/uid_map", O_RDONLY);
+			n = m < 0 ? -1 : read(m, buf + len, sizeof(buf) - 1 - (size_t)len);
+			if (n < 0)
+				_exit(1);
+			len += (int)n;
+			close(m);
+		}
+		_exit(write(p[1], buf, (size_t)len) == len ? 0 : 1);
+	}
+	close(p[1]);
+	n = read(p[0], out, outsz - 1);
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	if (n < 0)
+		return -1;
+	out[n] = '\0';
+	return 0;
+}
+
+static int t_userns_has_the_maps(char *why)
+{
+	char um[IDMAP_MAP_LEN], gm[IDMAP_MAP_LEN], seen[512];
+	int fd;
+
+	if (geteuid() != 0) {
+		snprintf(why, WHY_LEN, "needs root");
+		return TAP_SKIP;
+	}
+	CHECK(idmap_map_text(um, sizeof(um), 1234, 1000) == 0 &&
+	      idmap_map_text(gm, sizeof(gm), 4321, 1000) == 0, "map text");
+	fd = idmap_userns_fd(um, gm);
+	CHECK(fd >= 0, "idmap_userns_fd: %m");
+	CHECK(read_maps_in(fd, seen, sizeof(seen)) == 0, "cannot enter the namespace");
+	close(fd);
+	/* the kernel prints each extent as "%10u %10u %10u" */
+	CHECK(strstr(seen, "1000       1234          1") &&
+	      strstr(seen, "1234       1000          1") &&
+	      strstr(seen, "1000       4321          1") &&
+	      strstr(seen, "4321       1000          1"),
+	      "maps inside the namespace:\n%.300s", seen);
+	return 0;
+}
+
+static int t_scan_directory(char *why)
+{
+	char dir[] = "/tmp/test-idmap.XXXXXX", p[64];
+	struct idmap_owner o;
+	int fd;
+
+	if (geteuid() != 0) {
+		snprintf(why, WHY_LEN, "needs root");
+		return TAP_SKIP;
+	}
+	CHECK(mkdtemp(dir), "mkdtemp: %m");
+	/* root-owned top; one entry each of 1234, 5000 and lost+found of
+	 * 999: counted, lost+found would win the tie as the smallest id */
+	snprintf(p, sizeof(p), "%s/lost+found", dir);
+	CHECK(mkdir(p, 0700) == 0 && chown(p, 999, 999) == 0, "lost+found");
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/f%d", dir, i);
+		fd = open(p, O_CREAT | O_WRONLY, 0600);
+		CHECK(fd >= 0 && fchown(fd, i ? 5000 : 1234, i ? 5000 : 1234) == 0,
+		      "file %s", p);
+		close(fd);
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0 && idmap_scan_owner(fd, &o) == 0, "scan: %m");
+	close(fd);
+	CHECK(o.found_uid && o.id.uid == 1234 && o.id.gid == 1234,
+	      "scan gave %u:%u (found %d), want 1234:1234", o.id.uid, o.id.gid, o.found_uid);
+	for (int i = 0; i < 2; i++) {
+		snprintf(p, sizeof(p), "%s/f%d", dir, i);
+		unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/lost+found", dir);
+	rmdir(p);
+	rmdir(dir);
+	return 0;
+}
+
+int main(void)
+{
+	RUN("helper.idmap.owner_is_root_directory_owner", t_root_owner_wins);
+	RUN("helper.idmap.root_0_most_frequent_owner_below", t_root_0_most_frequent);
+	RUN("helper.idmap.ties_to_smaller_id_and_no_owner", t_tie_to_smaller_and_none);
+	RUN("helper.idmap.map_swaps_two_ids_identity_elsewhere", t_map_swap);
+	RUN("helper.idmap.map_identity_adjacent_and_extreme_ids", t_map_edges);
+	RUN("helper.idmap.userns_has_the_maps", t_userns_has_the_maps);
+	RUN("helper.idmap.scan_reads_root_and_entries", t_scan_directory);
+	return 0;
+}
