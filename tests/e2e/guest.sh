@@ -4,8 +4,9 @@
 # Runs INSIDE the Debian test guest (tests/e2e/run.sh boots it), as root,
 # from extown-e2e.service once udisksd and polkitd are on the bus.
 #
-# Kernel command line: extown.args=KERNEL (patched | unpatched), the label
-# used in test names. Protocol with the host:
+# Kernel command line: extown.args=KERNEL, the label used in test names:
+# patched (our series: the uid= story), anything else (unpatched, Debian's
+# stock kernels: the story through the idmapped-mount fallback). Protocol with the host:
 #   1. the guest prints "EXTOWN-E2E-PLUG" on ttyS0 when it is ready;
 #   2. the host hot-plugs the USB sticks through the QEMU monitor;
 #   3. the guest waits for them (by filesystem UUID) and runs the tests.
@@ -234,31 +235,63 @@ internal() {
 	fi
 }
 
-# Unpatched kernel: the tag is there, udisks gets no uid= (the rule's K10
-# test), the stick mounts as before and shows its on-disk owners.
-unpatched() {
-	local fs=$1 dev=$2 mnt line key
-	local t=e2e.unpatched.$fs
+# A kernel without uid=/gid= (our unpatched build, Debian's stock kernels):
+# the acceptance story through the helper's idmapped-mount fallback. The
+# stick's owner 1234:1234 is shown as alice's 1000:1000 (and the other way
+# round), every other owner as it is on disk (/other 4321, /rootfile 0,
+# /high 70000), new files are written as 1234:1234 (the host checks that
+# with debugfs), ext2 is served by the ext4 driver.
+fallback_story() {
+	local fs=$1 dev=$2 mnt line key opts fstype msg
+	local t=e2e.$kernel.$fs
 	key=UDISKS_MOUNT_OPTIONS_${fs^^}_DEFAULTS
 	udevadm info -q property "$dev" >"$out/$fs.udev"
 	check "$t.tagged_removable" "EXTOWN_REMOVABLE='$(prop "$dev" EXTOWN_REMOVABLE)'" \
 		test "$(prop "$dev" EXTOWN_REMOVABLE)" = 1
-	check "$t.no_udisks_uid_options" "$key='$(prop "$dev" "$key")'" \
-		test -z "$(prop "$dev" "$key")"
+	check "$t.kernel_has_no_uid_option" "/sys/fs/ext4/features: $(echo /sys/fs/ext4/features/*)" \
+		test ! -e /sys/fs/ext4/features/uid_gid_override
+	check "$t.udisks_options_from_udev" "$key='$(prop "$dev" "$key")'" \
+		test "$(prop "$dev" "$key")" = 'errors=remount-ro,uid=$UID,gid=$GID'
 	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
-		fail "$t.udisksctl_mount_still_works" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
+		fail "$t.udisksctl_mount_by_alice" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
 		return 0
 	fi
-	pass "$t.udisksctl_mount_still_works"
+	pass "$t.udisksctl_mount_by_alice"
 	line=$(mount_line "$dev")
+	opts=$(findmnt -n -o OPTIONS --source "$dev" | head -n 1)
+	fstype=$(findmnt -n -o FSTYPE --source "$dev" | head -n 1)
 	echo "$line" >"$out/$fs.mounts"
 	ls -ln "$mnt" >"$out/$fs.ls-after"
 	owners "$mnt" >"$out/$fs.owners"
-	echo "SEEN $fs: $line; /file owned $(stat -c %u:%g "$mnt/file"); $(grep -c . "$out/$fs.owners") paths" |
-		tee -a "$out/seen"
-	check "$t.shows_disk_owners" "/file $(stat -c %u:%g "$mnt/file")" \
-		test "$(stat -c %u:%g "$mnt/file")" = 1234:1234
-	as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+	echo "SEEN $fs: $line; /file owned $(stat -c %u:%g "$mnt/file")" | tee -a "$out/seen"
+	check "$t.mount_is_idmapped_nosuid_nodev" "mountinfo options: $opts" \
+		eval 'opt_in idmapped "x x x $opts" && opt_in nosuid "x x x $opts" && opt_in nodev "x x x $opts" && ! opt_in uid=1000 "x x x $opts"'
+	check "$t.served_by_ext4_driver" "type $fstype" test "$fstype" = ext4
+	check "$t.owner_1234_shown_as_1000" "/file $(stat -c %u:%g "$mnt/file"), / $(stat -c %u:%g "$mnt"), /dir/inner $(stat -c %u:%g "$mnt/dir/inner")" \
+		test "$(stat -c %u:%g "$mnt/file"),$(stat -c %u:%g "$mnt"),$(stat -c %u:%g "$mnt/dir/inner")" = 1000:1000,1000:1000,1000:1000
+	check "$t.other_owners_kept" "/other $(stat -c %u:%g "$mnt/other"), /rootfile $(stat -c %u:%g "$mnt/rootfile"), /high $(stat -c %u:%g "$mnt/high")" \
+		test "$(stat -c %u:%g "$mnt/other") $(stat -c %u:%g "$mnt/rootfile") $(stat -c %u:%g "$mnt/high")" = "4321:4321 0:0 70000:70000"
+	check "$t.alice_reads_0600_file" "alice cannot read $mnt/secret" \
+		as_alice cat "$mnt/secret"
+	check "$t.alice_edits_0600_file" "alice cannot write $mnt/secret" \
+		as_alice sh -c 'echo "edited by alice" >>"$1"' sh "$mnt/secret"
+	check "$t.alice_cannot_write_4321_file" "alice wrote /other" \
+		eval '! as_alice sh -c '"'"'echo x >>"$1"'"'"' sh "$mnt/other" 2>/dev/null'
+	check "$t.alice_creates_file" "alice cannot create $mnt/alice-new" \
+		as_alice sh -c 'echo "new by alice" >"$1" && mkdir "$2"' sh "$mnt/alice-new" "$mnt/alice-dir"
+	check "$t.new_file_stats_1000" "stat: $(stat -c %u:%g "$mnt/alice-new" 2>&1)" \
+		test "$(stat -c %u:%g "$mnt/alice-new" 2>/dev/null)" = 1000:1000
+	if msg=$(as_alice chown 4321:4321 "$mnt/alice-new" 2>&1); then
+		fail "$t.alice_chown_eperm" "chown 4321:4321 succeeded"
+	else
+		check "$t.alice_chown_eperm" "chown: $msg" grep -q 'Operation not permitted' <<<"$msg"
+	fi
+	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
+		pass "$t.udisksctl_unmount_by_alice"
+	else
+		fail "$t.udisksctl_unmount_by_alice" "still mounted: $(mount_line "$dev")"
+		umount "$dev"
+	fi
 }
 
 # mount(8) from util-linux with fstab "user" entries, as root and as alice,
@@ -297,10 +330,10 @@ helper_tests() {
 			check "$t.H3.$k.alice_sees_files_as_hers" "/file $(stat -c %u:%g /media/usb-ext4/file)" \
 				test "$(stat -c %u:%g /media/usb-ext4/file)" = 1000:1000
 		else
-			check "$t.H6.$k.alice_fstab_mount_without_override" "/proc/mounts: $line" \
-				eval '! grep -q uid= <<<"$line" && test "$(stat -c %u /media/usb-ext4/file)" = 1234'
-			check "$t.H6.$k.helper_says_kernel_lacks_support" "stderr: $err" \
-				grep -q 'no uid=/gid= support' <<<"$err"
+			check "$t.H6.$k.alice_fstab_mount_idmapped" "/proc/mounts: $line; /file $(stat -c %u:%g /media/usb-ext4/file)" \
+				eval '! grep -q uid= <<<"$line" && opt_in idmapped "$line" && opt_in nosuid "$line" && opt_in nodev "$line" && test "$(stat -c %u:%g /media/usb-ext4/file)" = 1000:1000'
+			check "$t.H6.$k.helper_says_idmapped_instead" "stderr: $err" \
+				grep -q 'no uid=/gid= support for ext4; idmapped mount instead: uid 1234 shown as 1000' <<<"$err"
 		fi
 		if err=$(as_alice umount /media/usb-ext4 2>&1) && [ -z "$(mount_line "$dev4")" ]; then
 			pass "$t.H3.$k.alice_umounts"
@@ -405,17 +438,17 @@ main() {
 			fail e2e.U3.virtio.disk_appeared "no device with UUID $UUID_VIRTIO"
 		fi
 		;;
-	unpatched)
+	unknown) fail "e2e.guest.args" "no kernel label (extown.args=) on the command line" ;;
+	*)
 		for fs in ext4 ext2; do
 			if [ "$fs" = ext4 ]; then dev=$dev4; else dev=$dev2; fi
 			if [ -n "$dev" ]; then
-				unpatched "$fs" "$dev"
+				fallback_story "$fs" "$dev"
 			else
-				fail "e2e.unpatched.$fs.stick_appeared" "no device after hot-plug"
+				fail "e2e.$kernel.$fs.stick_appeared" "no device after hot-plug"
 			fi
 		done
 		;;
-	*) fail "e2e.guest.args" "unknown kernel label '$kernel'" ;;
 	esac
 	if [ -n "$dev4" ] && [ -n "$devv" ]; then
 		note "helper tests (mount(8), fstab user entries)"

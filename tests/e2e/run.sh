@@ -164,6 +164,19 @@ log "guest image ready ($((SECONDS - t0)) s so far)"
 
 # --- stick images ---------------------------------------------------------
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
+# owners other than the stick's: /other of 4321:4321 and /rootfile of 0:0
+# (the fallback must leave them as they are)
+echo 'another owner' >"$work/other"
+for img in "$work/images/ext4.img" "$work/images/ext2.img"; do
+	debugfs -w -f - "$img" >/dev/null 2>&1 <<-EOF || harness_fail "debugfs could not add /other to $img"
+		write $work/other other
+		sif other uid 4321
+		sif other gid 4321
+		write $work/other rootfile
+	EOF
+	[ "$(ondisk_info "$img" /other | awk '{ print $3 ":" $4 }')" = 4321:4321 ] ||
+		harness_fail "/other in $img is not 4321:4321"
+done
 readonly UUID_VIRTIO=6a6b0e00-0000-4000-8000-0000000000f4
 # ext2 stick: partition 1 (from 1 MiB) of a DOS-labelled disk
 make_sticks() { # DIR
@@ -227,13 +240,15 @@ plug_sticks() { # DIR SOCK
 
 # --- host-side truth after a VM -------------------------------------------
 # old paths keep their on-disk owners (found by inode number), new ones
-# are 1000:1000 (patched kernel), e2fsck -fn is clean
-host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-PATHS...
-	local label=$1 stick=$2 pristine=$3 fsimg diffs="" p ino before after out uid gid
-	shift 3
+# are NEW-OWNER (1000:1000 on the patched kernel, the stick's 1234:1234
+# through the idmapped fallback), e2fsck -fn is clean
+host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-OWNER NEW-PATHS...
+	local label=$1 stick=$2 pristine=$3 want=$4 fsimg diffs="" p ino before after out uid gid
+	shift 4
 	fsimg=$work/check.img
 	fs_image "$stick" "$fsimg"
-	for p in / /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found; do
+	for p in / /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found \
+		/other /rootfile; do
 		ino=$(debugfs -R "stat $p" "$pristine" 2>/dev/null | awk '/^Inode:/ { print $2; exit }')
 		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$pristine" "$p")"
 		before=$uid:$gid
@@ -248,10 +263,10 @@ host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-PATHS...
 	fi
 	for p in "$@"; do
 		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "$p")"
-		if [ "$uid:$gid" = 1000:1000 ]; then
-			echo "PASS $label.disk_new_owned_1000.${p#/}"
+		if [ "$uid:$gid" = "$want" ]; then
+			echo "PASS $label.disk_new_owned_${want%%:*}.${p#/}"
 		else
-			echo "FAIL $label.disk_new_owned_1000.${p#/}: debugfs says '$uid:$gid' for $p"
+			echo "FAIL $label.disk_new_owned_${want%%:*}.${p#/}: debugfs says '$uid:$gid' for $p"
 		fi
 	done
 	if [ $# -gt 0 ]; then
@@ -308,13 +323,13 @@ run_vm() { # KERNEL-LABEL
 	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
 	case $k in
 	patched)
-		host_checks e2e.U2.ext4 "$d/stick-ext4.img" "$work/images/ext4.img" /alice-new /alice-dir
-		host_checks e2e.U2.ext2 "$d/stick-ext2.img" "$work/images/ext2.img" /alice-new /alice-dir
-		host_checks e2e.U3.virtio "$d/virtio-ext4.img" "$work/images/ext4.img"
+		host_checks e2e.U2.ext4 "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-new /alice-dir
+		host_checks e2e.U2.ext2 "$d/stick-ext2.img" "$work/images/ext2.img" 1000:1000 /alice-new /alice-dir
+		host_checks e2e.U3.virtio "$d/virtio-ext4.img" "$work/images/ext4.img" 1000:1000
 		;;
 	*)
-		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img"
-		host_checks "e2e.$k.ext2" "$d/stick-ext2.img" "$work/images/ext2.img"
+		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1234:1234 /alice-new /alice-dir
+		host_checks "e2e.$k.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" 1234:1234 /alice-new /alice-dir
 		;;
 	esac
 }
@@ -335,7 +350,7 @@ run_rootusb() {
 	log "rootusb VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/rootusb
 	guest_results e2e.rootusb "$g" "$d" "$rc" "$plugged" || return 0
-	host_checks e2e.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" /alice-rootusb
+	host_checks e2e.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-rootusb
 }
 
 for k in $kernels; do
