@@ -294,6 +294,66 @@ fallback_story() {
 	fi
 }
 
+# The fallback's plain-mount cases, on a kernel without uid=: each must
+# mount (without an owner, uid=/gid= removed) and say why in one line.
+# Run as root on loop images made here and on the ext4 stick; the helper
+# is run directly, as udisks runs it.
+fallback_edges() {
+	local dev4=$1 t=e2e.$kernel.edge img loop err rc opts
+	mkdir -p /mnt/edge
+	# edge_mount NAME WANT-IN-STDERR DEV [ENV...]: mount.ext4 DEV with
+	# uid=1000,gid=1000 succeeds, is not idmapped, has no uid=, says WANT
+	edge_mount() {
+		local name=$1 want=$2 dev=$3
+		shift 3
+		rc=0
+		err=$(env "$@" /usr/sbin/mount.ext4 "$dev" /mnt/edge -o rw,nosuid,nodev,uid=1000,gid=1000 2>&1) || rc=$?
+		opts=$(findmnt -n -o OPTIONS /mnt/edge)
+		echo "$name: status $rc, options '$opts', stderr: $err" >>"$out/edges.seen"
+		if [ "$rc" -ne 0 ] || [ -z "$opts" ]; then
+			fail "$t.$name" "status $rc, not mounted; stderr: $err"
+		elif opt_in idmapped "x x x $opts" || grep -q 'uid=' <<<"$opts"; then
+			fail "$t.$name" "options '$opts'"
+		elif ! grep -q -- "$want" <<<"$err"; then
+			fail "$t.$name" "stderr lacks '$want': $err"
+		else
+			pass "$t.$name"
+		fi
+		umount /mnt/edge 2>/dev/null
+	}
+	for kind in root_only already_owner; do
+		img=/var/tmp/edge-$kind.img
+		rm -f "$img"
+		if [ "$kind" = root_only ]; then
+			mkfs.ext4 -q -F "$img" 16M
+		else
+			mkfs.ext4 -q -F -E root_owner=1000:1000 "$img" 16M
+		fi
+		loop=$(losetup -f --show "$img")
+		if [ "$kind" = root_only ]; then
+			edge_mount root_only_filesystem_plain 'no owner other than root' "$loop"
+		else
+			edge_mount already_owned_by_caller_plain 'already the one asked for' "$loop"
+		fi
+		losetup -d "$loop"
+		rm -f "$img"
+	done
+	edge_mount kernel_cannot_idmap_plain 'the kernel cannot idmap this mount' "$dev4" \
+		LD_PRELOAD=/usr/local/lib/extown-e2e/noidmap.so
+	edge_mount no_mount_api_plain 'nor the new mount API' "$dev4" \
+		LD_PRELOAD=/usr/local/lib/extown-e2e/noidmap.so EXTOWN_SHIM=noapi
+	echo 'idmap-fallback = no' >/etc/extown.conf
+	edge_mount idmap_fallback_no_plain 'idmap-fallback = no' "$dev4"
+	rm -f /etc/extown.conf
+	# the fallback's mount for root with nothing in the way, for contrast
+	rc=0
+	err=$(/usr/sbin/mount.ext4 "$dev4" /mnt/edge -o rw,nosuid,nodev,uid=1000,gid=1000 2>&1) || rc=$?
+	opts=$(findmnt -n -o OPTIONS /mnt/edge)
+	check "$t.root_uid_option_idmapped" "status $rc, options '$opts', stderr: $err" \
+		eval '[ "$rc" -eq 0 ] && opt_in idmapped "x x x $opts" && test "$(stat -c %u:%g /mnt/edge/file)" = 1000:1000'
+	umount /mnt/edge 2>/dev/null
+}
+
 # mount(8) from util-linux with fstab "user" entries, as root and as alice,
 # through the installed helper (H2-H4, H6). A logging wrapper in front of
 # the helper records the argv and ids mount(8) ran it with.
@@ -448,6 +508,9 @@ main() {
 				fail "e2e.$kernel.$fs.stick_appeared" "no device after hot-plug"
 			fi
 		done
+		if [ -n "$dev4" ]; then
+			fallback_edges "$dev4"
+		fi
 		;;
 	esac
 	if [ -n "$dev4" ] && [ -n "$devv" ]; then

@@ -106,6 +106,10 @@ cp -a "$tree" "$root"
 make -C "$build" install DESTDIR="$root" >>"$work/build.log" 2>&1 ||
 	harness_fail "make install DESTDIR= failed (see $work/build.log)"
 install -D -m 0755 "$top/tests/e2e/guest.sh" "$root/usr/local/lib/extown-e2e/guest.sh"
+# a kernel that cannot idmap, or has no fsopen(), for fallback_edges
+cc -Wall -Wextra -Werror -shared -fPIC -o "$root/usr/local/lib/extown-e2e/noidmap.so" \
+	"$top/tests/e2e/noidmap.c" -ldl >>"$work/build.log" 2>&1 ||
+	harness_fail "building tests/e2e/noidmap.c failed (see $work/build.log)"
 install -D -m 0644 "$top/tests/e2e/guest-lib.sh" "$root/usr/local/lib/extown-e2e/guest-lib.sh"
 install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
 install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"

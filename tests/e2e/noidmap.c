@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * LD_PRELOAD shim for the e2e guest (tests/e2e/guest.sh fallback_edges):
+ * makes mount.ext4, run by root, see a kernel that cannot idmap a mount
+ * (mount_setattr fails with EINVAL, as on a kernel or filesystem type
+ * without idmapped mounts) or, with EXTOWN_SHIM=noapi, a kernel without
+ * the new mount API (fsopen fails with ENOSYS, as before Linux 5.2).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+
+int mount_setattr(int dfd, const char *path, unsigned int flags,
+		  struct mount_attr *attr, size_t size)
+{
+	(void)dfd;
+	(void)path;
+	(void)flags;
+	(void)attr;
+	(void)size;
+	errno = EINVAL;
+	return -1;
+}
+
+int fsopen(const char *fsname, unsigned int flags)
+{
+	const char *mode = getenv("EXTOWN_SHIM");
+	int (*real)(const char *, unsigned int);
+
+	if (mode && strcmp(mode, "noapi") == 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+	real = (int (*)(const char *, unsigned int))dlsym(RTLD_NEXT, "fsopen");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(fsname, flags);
+}
