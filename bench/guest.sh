@@ -8,7 +8,7 @@
 # /dev/vdb is the benchmark image made by bench/run.sh: /tree holds FILES
 # empty files (1000 per leaf directory) and /w is a 1777 scratch
 # directory, everything owned 1234:1234 on disk. CONFIGS is a '+'-separated
-# list of plain, uid, split, bindfs, idmap (mount_cfg below says what each
+# list of plain, uid, split, bindfs, idmap, fallback (mount_cfg below says what each
 # is). /tests/benchtool does the timed work as uid 1000:1000 (so that the
 # idmapped mount, which maps only 1234<->1000, lets it create files).
 #
@@ -35,7 +35,7 @@ CREATE=${3:-20000}
 MIB=${4:-512}
 REPS=${5:-5}
 MOUNTS=${6:-200}
-CONFIGS=$(echo "${7:-plain+uid+split+bindfs+idmap}" | tr '+' ' ')
+CONFIGS=$(echo "${7:-plain+uid+split+bindfs+idmap+fallback}" | tr '+' ' ')
 DEV=/dev/vdb
 BT=/tests/benchtool
 AS=1000:1000
@@ -82,6 +82,20 @@ mount_cfg() { # CONFIG: the mount under test ends up on /mnt/b
 	idmap)
 		mount -i -t ext4 "$DEV" /mnt/base &&
 			"$BT" idmap /mnt/base /mnt/b 1234 1000
+		;;
+	fallback)
+		# the helper's idmapped-mount fallback, as on a kernel without
+		# uid=: the feature file hidden under an empty directory
+		local rc=0
+		mkdir -p /mnt/nofeatures
+		mount -o bind /mnt/nofeatures /sys/fs/ext4/features || return 1
+		/tests/mount.ext4 "$DEV" /mnt/b -o uid=1000,gid=1000 2>>"$OUT/fallback.txt" || rc=$?
+		umount /sys/fs/ext4/features
+		grep -q ' /mnt/b .*idmapped' /proc/mounts || {
+			echo "fallback: /mnt/b is not an idmapped mount" >&2
+			return 1
+		}
+		return "$rc"
 		;;
 	*)
 		echo "unknown config $1" >&2

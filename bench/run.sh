@@ -22,6 +22,9 @@
 #   bindfs  bindfs --force-user=1000 --force-group=1000 over a plain mount
 #   idmap   idmapped bind mount of a plain mount, 1234->1000 (uid and gid;
 #           benchtool idmap: open_tree + mount_setattr(MOUNT_ATTR_IDMAP))
+#   fallback mount.ext4 -o uid=1000,gid=1000 with the kernel's feature file
+#           hidden: the helper's idmapped-mount fallback (fsmount + a
+#           swap map 1234<->1000, identity elsewhere)
 #
 # Environment (defaults = the figures of docs/benchmarks.md; smaller
 # values for development):
@@ -30,7 +33,7 @@
 #   BENCH_MIB=512        MiB of the sequential write/read
 #   BENCH_REPS=5         repetitions of every workload on every config
 #   BENCH_MOUNTS=200     mounts with and without the helper (0: skip)
-#   BENCH_CONFIGS=plain+uid+split+bindfs+idmap
+#   BENCH_CONFIGS=plain+uid+split+bindfs+idmap+fallback
 #   BENCH_MEMORY=2048    guest memory, MB
 #   BENCH_TIMEOUT=7200   seconds before the VM is killed
 #   BENCH_KERNEL=PATH    boot this bzImage instead of asking
@@ -61,7 +64,7 @@ create=${BENCH_CREATE:-20000}
 mib=${BENCH_MIB:-512}
 reps=${BENCH_REPS:-5}
 mounts=${BENCH_MOUNTS:-200}
-configs=${BENCH_CONFIGS:-plain+uid+split+bindfs+idmap}
+configs=${BENCH_CONFIGS:-plain+uid+split+bindfs+idmap+fallback}
 memory=${BENCH_MEMORY:-2048}
 timeout=${BENCH_TIMEOUT:-7200}
 for v in "$files" "$create" "$mib" "$reps" "$mounts" "$memory" "$timeout"; do
@@ -91,7 +94,7 @@ gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/benchtool" "$top/benc
 	die "cannot build bench/benchtool.c"
 
 helper=()
-if [ "$mounts" -gt 0 ]; then
+if [ "$mounts" -gt 0 ] || [[ "+$configs+" == *+fallback+* ]]; then
 	log "building mount.ext4 (bench/build-helper.sh)"
 	"$top/bench/build-helper.sh" "$work/helper" >/dev/null || die "cannot build mount.ext4 (EXTOWN_KEEP=1 keeps $work/helper/build.log)"
 	helper=(--file "$work/helper/mount.ext4")

@@ -39,12 +39,13 @@ END {
 		lo[k] = v[k, 1]
 		hi[k] = v[k, c]
 	}
-	ncfg = split("plain uid split bindfs idmap", cfg, " ")
+	ncfg = split("plain uid split bindfs idmap fallback", cfg, " ")
 	label["plain"] = "plain"
 	label["uid"] = "uid=1000,gid=1000"
 	label["split"] = "uid=1000:2000,gid=1000:2000"
 	label["bindfs"] = "bindfs --force-user/group=1000"
 	label["idmap"] = "idmapped 1234->1000"
+	label["fallback"] = "mount.ext4 idmapped fallback (swap 1234<->1000)"
 	nwl = split("walk_cold walk_warm create write read", wl, " ")
 	wlabel["walk_cold"] = "stat-walk, cold cache"
 	wlabel["walk_warm"] = "stat-walk, warm cache"
