@@ -79,6 +79,11 @@ static int config_options(int fsfd, const char *fs_opts)
 		memcpy(key, name, namesz);
 		key[namesz] = '\0';
 		if (val) {
+			/* libmount keeps the quotes of a quoted value ("a,b") */
+			if (valsz >= 2 && val[0] == '"' && val[valsz - 1] == '"') {
+				val++;
+				valsz -= 2;
+			}
 			memcpy(value, val, valsz);
 			value[valsz] = '\0';
 			rc = fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0);

@@ -166,9 +166,14 @@ static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
 		return MOUNTER_PLAIN;
 	}
 	if (mfd < 0) {
-		fprintf(stderr, "%s: %s: cannot mount %s: %s\n", progname, p->target, src,
+		/* no ext4 driver, or it refuses this filesystem or an option:
+		 * the mount as it would be without us says what is wrong, if
+		 * anything is */
+		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
+			"%s, and the ext4 driver cannot mount it for an idmapped mount: "
+			"%s; mounting without an owner\n", progname, src, p->fstype,
 			*why ? why : strerror(errno));
-		return MNT_EX_FAIL;
+		return MOUNTER_PLAIN;
 	}
 	if (idmap_scan_owner(mfd, &own)) {
 		snprintf(why, sizeof(why), "cannot read its root directory: %s", strerror(errno));
