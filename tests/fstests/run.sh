@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# fstests on ext4 in a VM on the patched kernel, twice with the same test
+# list: once with fstests' own mount options ("plain") and once with
+# uid=0,gid=0 added to both the scratch and the test filesystem ("uid").
+# docs/fstests.md has the figures and every test whose result differs.
+#
+#   tests/fstests/run.sh [OPTIONS] PATH-TO-FSTESTS-CHECKOUT
+#
+# PATH-TO-FSTESTS-CHECKOUT  a checkout of kdave/xfstests (the commit in
+#            docs/fstests.md), already built with its own `make` on Debian 12
+#            (the guest is bookworm: its binaries must run there). This script
+#            neither fetches nor builds fstests; it copies the checkout into
+#            a copy of the guest tree.
+#
+# OPTIONS
+#   --kernel BZIMAGE   the kernel to boot (default: the bzImage printed by
+#                      tools/kernel/build-kernel.sh patched); e.g. a 6.12 one
+#   --list FILE        tests to run, one per line, # comments (default
+#                      tests/fstests/list)
+#   --runs "plain uid" which runs, in this order (default both)
+#   --budget MIN       per run: after MIN minutes check is sent SIGTERM,
+#                      finishes the test under way and writes its summary
+#                      (default 0: no budget)
+#   --timeout MIN      per run: qemu is killed after MIN minutes (default
+#                      budget + 40, or 180 without a budget)
+#   --disk-gib N       size of TEST_DEV and SCRATCH_DEV (sparse; default 3)
+#   --out DIR          results (default build/fstests/RUN-STAMP in the clone)
+#
+# Per run, DIR/MODE/ gets check.out (what ./check printed), results/ (its
+# results directory: check.log, check.time, ext4/*.out.bad, *.full, *.dmesg,
+# *.notrun), dmesg, init.log, local.config, serial.log, and summary (counts).
+# DIR/compare lists every test whose result differs between the runs.
+# Needs root (chroot, images) and a Debian mirror the first time (the guest
+# tree, tests/fstests/mkroot.sh).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+log() { echo "fstests: $*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+kernel='' list=$top/tests/fstests/list runs='plain uid' budget=0 timeout='' gib=3 out=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=$2; shift 2 ;;
+	--list) list=$2; shift 2 ;;
+	--runs) runs=$2; shift 2 ;;
+	--budget) budget=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--disk-gib) gib=$2; shift 2 ;;
+	--out) out=$2; shift 2 ;;
+	-h | --help) usage ;;
+	--) shift; break ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 1 ] || usage
+fst=$(cd "$1" && pwd) || die "no directory $1"
+for n in "$budget" "$gib" ${timeout:+"$timeout"}; do
+	case $n in '' | *[!0-9]*) die "--budget, --timeout and --disk-gib take whole numbers" ;; esac
+done
+[ -n "$timeout" ] || timeout=$((budget > 0 ? budget + 40 : 180))
+for r in $runs; do
+	case $r in plain | uid) ;; *) die "--runs: plain and/or uid, not '$r'" ;; esac
+done
+[ "$(id -u)" -eq 0 ] || die "must run as root (chroot, images)"
+if [ ! -x "$fst/check" ] || [ ! -d "$fst/tests/ext4" ]; then
+	die "$fst is not an fstests checkout"
+fi
+if [ ! -x "$fst/ltp/fsstress" ] || [ ! -x "$fst/src/xfsctl" ]; then
+	die "$fst is not built: run fstests' own make in it (its README) on Debian 12 first"
+fi
+[ -f "$list" ] || die "no test list $list"
+commit=$(git -C "$fst" rev-parse HEAD 2>/dev/null || cat "$fst/.extown-fstests-commit" 2>/dev/null || echo unknown)
+
+"$top/tools/install-deps.sh" >&2 || die "tools/install-deps.sh failed"
+if [ -z "$kernel" ]; then
+	kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
+		die "tools/kernel/build-kernel.sh patched failed"
+fi
+[ -f "$kernel" ] || die "no kernel $kernel"
+tree=$("$top/tests/fstests/mkroot.sh" | tail -n 1) || die "tests/fstests/mkroot.sh failed"
+
+[ -n "$out" ] || out=$top/build/fstests/$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+log "fstests $commit from $fst; kernel $kernel; list $list ($(grep -vc '^#' "$list") tests); runs: $runs; results in $out"
+{
+	echo "fstests_commit $commit"
+	echo "kernel $kernel"
+	echo "kernel_sha256 $(sha256sum "$kernel" | cut -d' ' -f1)"
+	echo "list $list"
+	echo "budget_min $budget"
+	echo "disk_gib $gib"
+} >"$out/inputs"
+
+# --- the root image: the tree, the checkout, the init -------------------
+work=$out/work
+rm -rf "$work"
+mkdir -p "$work"
+cleanup() { rm -rf "$work"; }
+trap cleanup EXIT
+root=$work/root
+cp -a "$tree" "$root"
+mkdir -p "$root/opt/fstests"
+tar -C "$fst" --exclude=./.git --exclude=./results --exclude=./local.config -cf - . | tar -C "$root/opt/fstests" -xf -
+grep -v '^#' "$list" | grep . >"$root/opt/fstests/extown-list"
+install -D -m 0755 "$top/tests/fstests/guest-init.sh" "$root/usr/local/lib/extown-fstests/init"
+install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
+size=$(du -sm "$root" | cut -f1)
+mkfs.ext4 -q -F -L extown-fstests-root -d "$root" "$work/root.img" "$((size + 1024))M" >&2 ||
+	die "mkfs.ext4 -d of the guest tree failed"
+rm -rf "$root"
+
+# --- one VM per run -------------------------------------------------------
+for mode in $runs; do
+	d=$out/$mode
+	rm -rf "$d"
+	mkdir -p "$d"
+	for disk in test scratch; do
+		rm -f "$work/$disk.img"
+		truncate -s "${gib}G" "$work/$disk.img"
+	done
+	# TEST_DEV must hold an ext4 already; check makes SCRATCH_DEV itself
+	mkfs.ext4 -q -F "$work/test.img" >&2
+	log "run $mode: booting (budget ${budget} min, timeout ${timeout} min)"
+	start=$SECONDS
+	rc=0
+	EXTOWN_RESULTS_MB=512 "$top/tools/vm/run-vm.sh" --out "$d/vm" --memory 2048 \
+		--append "root=/dev/vdb rw rootfstype=ext4 init=/usr/local/lib/extown-fstests/init" \
+		--args "$mode,$((budget * 60))" \
+		"$kernel" none "$work/root.img:snapshot" "$work/test.img" "$work/scratch.img" \
+		$((timeout * 60)) >/dev/null || rc=$?
+	echo $((SECONDS - start)) >"$d/seconds"
+	log "run $mode: run-vm status $rc after $((SECONDS - start)) s"
+	g=$d/vm/guest
+	for f in check.out dmesg init.log local.config uname TIMEOUT; do
+		[ ! -e "$g/$f" ] || cp "$g/$f" "$d/"
+	done
+	cp "$d/vm/serial.log" "$d/" 2>/dev/null || true
+	if [ -f "$g/results.tar.gz" ]; then
+		tar -C "$d" -xzf "$g/results.tar.gz"
+	fi
+	rm -rf "$d/vm/guest"
+	# counts, from the summary check prints (Ran:, Not run:, Failures:)
+	awk -v mode="$mode" '
+		/^Ran: / { for (i = 2; i <= NF; i++) ran[$i] = 1; nran = NF - 1 }
+		/^Not run: / { nnot = NF - 2 }
+		/^Failures: / { nfail = NF - 1 }
+		END {
+			printf "%s ran %d passed %d failed %d not_run %d\n", mode,
+				nran - nnot, nran - nnot - nfail, nfail, nnot
+		}' "$d/check.out" >"$d/summary" 2>/dev/null || echo "$mode no summary" >"$d/summary"
+	log "run $mode: $(cat "$d/summary")"
+done
+
+# --- per-test results and the differences ---------------------------------
+# result of every test of a run: pass, fail or notrun (from check's summary)
+results_of() { # CHECK.OUT
+	awk '
+		/^Ran: / { for (i = 2; i <= NF; i++) r[$i] = "pass" }
+		/^Not run: / { for (i = 3; i <= NF; i++) r[$i] = "notrun" }
+		/^Failures: / { for (i = 2; i <= NF; i++) r[$i] = "fail" }
+		END { for (t in r) print t, r[t] }' "$1" | sort
+}
+if [ -f "$out/plain/check.out" ] && [ -f "$out/uid/check.out" ]; then
+	results_of "$out/plain/check.out" >"$out/plain/per-test"
+	results_of "$out/uid/check.out" >"$out/uid/per-test"
+	join -a1 -a2 -e missing -o 0,1.2,2.2 "$out/plain/per-test" "$out/uid/per-test" |
+		awk '$2 != $3 { print $1, "plain=" $2, "uid=" $3 }' >"$out/compare"
+	log "$(wc -l <"$out/compare") tests differ between the runs (see $out/compare)"
+fi
+cat "$out"/*/summary
+echo "$out"
