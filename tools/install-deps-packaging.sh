@@ -15,6 +15,8 @@ packages=(
 	# dh-autoreconf), fakeroot for -rfakeroot, the Build-Depends of debian/control
 	dpkg-dev debhelper dh-autoreconf fakeroot build-essential
 	autoconf automake pkg-config libmount-dev libudev-dev
+	# extown-dkms: dh_dkms (Build-Depends: dh-sequence-dkms)
+	dh-dkms
 	# the package checks of tests/package/run.sh
 	lintian git
 )
