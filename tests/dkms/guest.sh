@@ -1,0 +1,156 @@
+#!/usr/bin/env bash
+# The checks pass single-quoted expressions to eval on purpose:
+# shellcheck disable=SC2016
+# Runs INSIDE the stock-kernel guest of tests/dkms/run.sh (booted by
+# tools/vm/boot-stock.sh), as root, from extown-dkms-test.service.
+#
+# Kernel command line extown.args=PHASE:
+#   boot       only the boot checks (timing of a stock boot)
+#   patched    extown and extown-dkms installed: the patched module serves
+#              /, a uid= mount of /dev/vdc, then `apt-get purge extown-dkms`
+#   stock      after that purge and a reboot: the stock module is back, then
+#              `apt-get purge extown`, and a plain mount of /dev/vdc
+# /dev/vdc: a small ext4 filesystem whose files belong to 1234:1234
+# (tests/dkms/run.sh checks what the guest wrote there with debugfs).
+#
+# Writes /results/dkms/{results,log,...}, hands /results to the host
+# (extown-write-results on /dev/vda) and powers off. One "PASS dkms.PHASE.NAME"
+# / "FAIL dkms.PHASE.NAME: why" line per check in results.
+set -uo pipefail
+
+out=/results/dkms
+mkdir -p "$out"
+exec >"$out/log" 2>&1
+results=$out/results
+: >"$results"
+phase=boot
+for w in $(</proc/cmdline); do
+	case $w in extown.args=*) phase=${w#extown.args=} ;; esac
+done
+pass() { echo "PASS dkms.$phase.$1" >>"$results"; }
+fail() { echo "FAIL dkms.$phase.$1: $2" >>"$results"; }
+check() { # NAME WHY CMD...
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+# shellcheck disable=SC2317 # the EXIT trap runs it
+finish() {
+	journalctl -b --no-pager >"$out/journal" 2>&1
+	dmesg >"$out/dmesg" 2>&1
+	echo 0 >"$out/rc"
+	/usr/local/bin/extown-write-results /results
+	sync
+	echo o >/proc/sysrq-trigger
+	sleep 60
+}
+trap finish EXIT
+
+kver=$(uname -r)
+echo "$kver" >"$out/uname"
+cut -d' ' -f1 /proc/uptime >"$out/uptime-start"
+
+# --- the boot ------------------------------------------------------------
+state=$(timeout 300 systemctl is-system-running --wait 2>&1)
+cut -d' ' -f1 /proc/uptime >"$out/uptime-booted"
+failed=$(systemctl list-units --failed --plain --no-legend | awk '{ print $1 }' | tr '\n' ' ')
+systemd-analyze >"$out/systemd-analyze" 2>&1
+systemd-analyze blame >"$out/blame" 2>&1
+check booted_0_failed_units "system state '$state', failed units: ${failed:-none}" \
+	test "$state" = running -a -z "$failed"
+rootfs=$(findmnt -n -o FSTYPE /)
+check root_is_ext4 "/ is '$rootfs'" test "$rootfs" = ext4
+[ "$phase" = boot ] && exit 0
+
+version=$(cat /sys/module/ext4/version 2>/dev/null)
+modfile=$(modinfo -F filename ext4 2>&1)
+modver=$(modinfo -F version ext4 2>&1)
+echo "ext4: /sys/module/ext4/version '$version', modinfo: $modfile, version '$modver'" >>"$out/modules"
+feature=/sys/fs/ext4/features/uid_gid_override
+mkdir -p /mnt/t
+stick=/dev/vdc
+
+case $phase in
+patched)
+	want=$(cat /usr/src/extown-*/VERSION 2>/dev/null)-extown
+	check module_loaded_is_ours "/sys/module/ext4/version is '$version', not '$want'" \
+		test "$version" = "$want"
+	check modinfo_is_dkms "modinfo ext4: '$modfile', version '$modver'" \
+		eval '[[ $modfile == /lib/modules/$kver/updates/dkms/ext4.ko* ]] && [ "$modver" = "$want" ]'
+	lsinitramfs "/boot/initrd.img-$kver" >"$out/initramfs.list" 2>&1
+	check initramfs_has_dkms_module "no updates/dkms/ext4.ko in /boot/initrd.img-$kver" \
+		grep -q "lib/modules/$kver/updates/dkms/ext4.ko" "$out/initramfs.list"
+	check feature_file "no $feature" test -e "$feature"
+
+	# the uid= mount: files of 1234:1234 shown as 1000:1000, a new file
+	# written as 1000:1000 (the host reads it back with debugfs)
+	if mount -t ext4 -o uid=1000,gid=1000 "$stick" /mnt/t 2>"$out/mount.err"; then
+		pass uid_mount
+		own=$(stat -c %u:%g /mnt/t/file-1234 2>&1)
+		check uid_mount_shows_1000 "file-1234 shows as $own" test "$own" = 1000:1000
+		opts=$(findmnt -n -o OPTIONS /mnt/t)
+		check uid_mount_options "/proc/mounts says '$opts'" eval '[[ $opts == *uid=1000* && $opts == *gid=1000* ]]'
+		echo 'new in the guest' >/mnt/t/new-by-guest
+		own=$(stat -c %u:%g /mnt/t/new-by-guest 2>&1)
+		check uid_mount_new_file "new-by-guest shows as $own" test "$own" = 1000:1000
+		umount /mnt/t
+	else
+		fail uid_mount "mount -o uid=1000,gid=1000 failed: $(cat "$out/mount.err")"
+	fi
+
+	# purge the module package: DKMS removes the module, the initramfs is
+	# rebuilt with the in-tree one
+	start=$SECONDS
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown-dkms >"$out/purge-dkms.log" 2>&1; then
+		pass purge_extown_dkms
+	else
+		fail purge_extown_dkms "apt-get purge -y extown-dkms failed: $(tail -n 3 "$out/purge-dkms.log" | tr '\n' ' ')"
+	fi
+	echo "apt-get purge extown-dkms: $((SECONDS - start)) s" >>"$out/timings"
+	left=$(find "/lib/modules/$kver/updates" -name 'ext4.ko*' 2>/dev/null)
+	check purge_removes_module "left: $left" test -z "$left"
+	lsinitramfs "/boot/initrd.img-$kver" >"$out/initramfs-after.list" 2>&1
+	check purge_initramfs_stock_module "the initramfs holds $(grep -o 'lib/modules/[^ ]*/ext4.ko[^ ]*' "$out/initramfs-after.list" | tr '\n' ' ')" \
+		eval 'grep -q "lib/modules/$kver/kernel/fs/ext4/ext4.ko" "$out/initramfs-after.list" && ! grep -q "updates/dkms/ext4.ko" "$out/initramfs-after.list"'
+	;;
+stock)
+	check module_is_stock "/sys/module/ext4/version is '$version', modinfo: '$modfile' version '$modver'" \
+		eval '[ -z "$version" ] && [[ $modfile == /lib/modules/$kver/kernel/fs/ext4/ext4.ko* ]] && [ -z "$modver" ]'
+	check no_feature_file "$feature exists" test ! -e "$feature"
+	if mount -t ext4 -o uid=1000 "$stick" /mnt/t 2>"$out/mount-uid.err"; then
+		umount /mnt/t
+		fail uid_mount_refused "mount -o uid=1000 succeeded on the stock module"
+	else
+		pass uid_mount_refused
+	fi
+	check helper_still_installed "extown was removed with extown-dkms" test -u /usr/sbin/mount.ext4
+
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown >"$out/purge-extown.log" 2>&1; then
+		pass purge_extown
+	else
+		fail purge_extown "apt-get purge -y extown failed: $(tail -n 3 "$out/purge-extown.log" | tr '\n' ' ')"
+	fi
+	left=''
+	for f in /usr/sbin/mount.ext[234] /usr/lib/udev/rules.d/*extown* /etc/extown.conf; do
+		if [ -e "$f" ] || [ -L "$f" ]; then left+="$f "; fi
+	done
+	check purge_leaves_no_helper_no_rules "left: $left" test -z "$left"
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' extown extown-dkms 2>&1 | tr '\n' ' ')
+	check purge_dpkg_knows_neither "dpkg-query: $status" eval '! dpkg-query -W extown extown-dkms >/dev/null 2>&1'
+
+	# a plain mount as before installation: the on-disk owners, a new file root's
+	if mount "$stick" /mnt/t 2>"$out/mount.err"; then
+		pass plain_mount
+		own=$(stat -c %u:%g /mnt/t/file-1234 2>&1)
+		check plain_mount_disk_owner "file-1234 shows as $own" test "$own" = 1234:1234
+		echo 'plain' >/mnt/t/new-plain
+		own=$(stat -c %u:%g /mnt/t/new-plain 2>&1)
+		check plain_mount_new_file_root "new-plain shows as $own" test "$own" = 0:0
+		umount /mnt/t
+	else
+		fail plain_mount "mount $stick /mnt/t failed: $(cat "$out/mount.err")"
+	fi
+	;;
+*) fail phase "unknown phase '$phase'" ;;
+esac
+exit 0

@@ -1,0 +1,342 @@
+#!/usr/bin/env bash
+# The checks pass single-quoted expressions to eval, autoconf's $2 is its own:
+# shellcheck disable=SC2016
+# The Debian package extown-dkms on Debian's own stock kernel, for real:
+#
+#   tests/dkms/run.sh
+#
+# 1. build: `git archive HEAD` copied outside the clone, `dpkg-buildpackage
+#    -us -uc -b` there: extown_*.deb and extown-dkms_*.deb; their version is
+#    configure.ac's; the DKMS source in the .deb carries the series of
+#    kernel-patches/ byte for byte.
+# 2. chroot: an overlay on the stock-kernel tree of tools/e2e/mkroot-stock.sh
+#    (Debian 12, linux-image-6.1.0-NN-amd64 and a 6.12, their headers, dkms,
+#    gcc, linux-source-6.1/6.12); `apt-get install ./extown_*.deb
+#    ./extown-dkms_*.deb` in it, natively on the host: DKMS builds ext4.ko
+#    for the 6.1 kernel, skips 6.12 (no series yet), the initramfs holds
+#    the module; the build script refuses a kernel without a series and one
+#    whose linux-source is of another version, with one message, building
+#    nothing.
+# 3. patched: the tree as a root disk (mkfs.ext4 -d), booted on Debian's
+#    6.1 kernel and initramfs (tools/vm/boot-stock.sh, TCG): / on the patched
+#    module with 0 failed units, the feature file, a uid= mount of a small
+#    ext4 disk, then `apt-get purge extown-dkms` in the guest. On the host:
+#    debugfs shows the guest's new file as 1000:1000 on disk.
+# 4. stock: the same disk booted again: the in-tree module, no feature
+#    file, `apt-get purge extown`: no helper, no rules, a plain mount as
+#    before.
+#
+# stdout: one "PASS dkms.NAME" / "FAIL dkms.NAME: why" line per check,
+# nothing else; progress on stderr; logs in build/dkms/. Exit status 0
+# unless the harness itself broke ("FAIL dkms.harness: why", exit 1).
+# Needs root (chroot, mount), the network the first time (the stock tree).
+#
+# Cache (${EXTOWN_CACHE:-/var/cache/extown}/dkms/): the .debs keyed on the
+# git tree of HEAD; the root image after the chroot install, with the
+# results of the chroot checks, keyed on the .debs and the stock tree. A
+# warm run repeats only the two boots.
+#
+# Environment: EXTOWN_DKMS_BREAK=initramfs | version builds the package
+# with that part broken on purpose (no update-initramfs after DKMS; no
+# MODULE_VERSION), to show which checks catch it. EXTOWN_DKMS_TIMEOUT: the
+# timeout of one boot in seconds (default 1500).
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+logs=$top/build/dkms
+mkdir -p "$logs"
+rm -rf "${logs:?}"/*
+
+log() { echo "dkms: $*" >&2; }
+harness_fail() {
+	echo "FAIL dkms.harness: $*"
+	exit 1
+}
+pass() { echo "PASS dkms.$1"; }
+fail() { echo "FAIL dkms.$1: $2"; }
+check() { # NAME WHY CMD...: PASS when CMD succeeds
+	local name=$1 why=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
+}
+
+[ "$(id -u)" -eq 0 ] || harness_fail "must run as root (chroot, mount)"
+break_what=${EXTOWN_DKMS_BREAK:-}
+case $break_what in '' | initramfs | version) ;; *) harness_fail "EXTOWN_DKMS_BREAK must be initramfs or version" ;; esac
+vm_timeout=${EXTOWN_DKMS_TIMEOUT:-1500}
+"$top/tools/install-deps-packaging.sh" >&2 || harness_fail "tools/install-deps-packaging.sh failed"
+"$top/tools/install-deps.sh" >&2 || harness_fail "tools/install-deps.sh failed"
+"$top/tools/e2e/install-deps.sh" >&2 || harness_fail "tools/e2e/install-deps.sh failed"
+for tool in git dpkg-buildpackage dpkg-deb autoconf qemu-system-x86_64 debugfs mkfs.ext4 e2fsck; do
+	command -v "$tool" >/dev/null 2>&1 || harness_fail "$tool not installed"
+done
+
+cache=${EXTOWN_CACHE:-/var/cache/extown}/dkms
+mkdir -p "$cache"
+work=$(mktemp -d "${TMPDIR:-/tmp}/extown-dkms.XXXXXX")
+ovl='' mounted=()
+unmount_all() {
+	local i
+	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" || true
+	done
+	mounted=()
+}
+cleanup() {
+	unmount_all
+	# never remove through a mount that is still there
+	if ! grep -qE " ($work|${ovl:-/nonexistent})/" /proc/mounts; then
+		rm -rf "$work"
+		[ -z "$ovl" ] || rm -rf "$ovl"
+	fi
+}
+trap cleanup EXIT
+t0=$SECONDS
+timing() { echo "$1 $2" >>"$logs/timings"; log "$1: $2 s"; }
+
+# ---- 1. the two packages ------------------------------------------------------
+tree_id=$(git -C "$top" rev-parse 'HEAD^{tree}')
+debdir=$cache/debs-$tree_id${break_what:+-broken-$break_what}
+want=$(cd "$top" && autoconf --trace='AC_INIT:$2' configure.ac | head -n 1)
+if [ -n "$(find "$debdir" -maxdepth 1 -name 'extown-dkms_*_all.deb' 2>/dev/null)" ]; then
+	log "cached .debs of tree $tree_id: $debdir"
+	pass build
+else
+	src=$work/src/extown
+	mkdir -p "$src"
+	git -C "$top" archive --format=tar HEAD | tar -x -C "$src" || harness_fail "git archive HEAD failed"
+	case $break_what in
+	initramfs)
+		log "BROKEN ON PURPOSE: no POST_INSTALL/POST_REMOVE (no update-initramfs)"
+		sed -i '/^POST_\(INSTALL\|REMOVE\)=/d' "$src/dkms/dkms.conf"
+		;;
+	version)
+		log "BROKEN ON PURPOSE: no MODULE_VERSION"
+		sed -i '/^MODULE_VERSION/d' "$src/dkms/extown-version.c"
+		;;
+	esac
+	start=$SECONDS
+	if (cd "$src" && dpkg-buildpackage -us -uc -b) >"$logs/build.log" 2>&1; then
+		timing dpkg-buildpackage $((SECONDS - start))
+		rm -rf "$debdir"
+		mkdir -p "$debdir.tmp"
+		cp "$work"/src/extown_*.deb "$work"/src/extown-dkms_*.deb "$debdir.tmp/"
+		rm -f "$debdir.tmp"/*dbgsym*
+		mv "$debdir.tmp" "$debdir"
+		for old in "$cache"/debs-*; do
+			case $old in "$debdir" | *-broken-*) ;; *) rm -rf "$old" ;; esac
+		done
+		pass build
+	else
+		fail build "dpkg-buildpackage -us -uc -b failed: $(grep -m 1 -iE 'error' "$logs/build.log" || tail -n 1 "$logs/build.log") (see $logs/build.log)"
+		exit 0
+	fi
+fi
+debs=("$debdir"/extown_*_"$(dpkg --print-architecture)".deb)
+ddebs=("$debdir"/extown-dkms_*_all.deb)
+deb=${debs[0]} ddeb=${ddebs[0]}
+{ [ -f "$deb" ] && [ -f "$ddeb" ]; } || harness_fail "no extown or extown-dkms .deb in $debdir"
+v1=$(dpkg-deb -f "$deb" Version) v2=$(dpkg-deb -f "$ddeb" Version)
+check version_is_configure "extown $v1, extown-dkms $v2, configure.ac $want" \
+	test "$v1" = "$want" -a "$v2" = "$want"
+check dkms_deb_arch_all "extown-dkms is Architecture: $(dpkg-deb -f "$ddeb" Architecture)" \
+	test "$(dpkg-deb -f "$ddeb" Architecture)" = all
+
+x=$work/x
+mkdir -p "$x"
+dpkg-deb -x "$ddeb" "$x"
+dsrc=$x/usr/src/extown-$want
+# the series in the .deb are those of kernel-patches/ (per base, or the one series)
+series_same() {
+	local d base found=0
+	for d in "$top"/kernel-patches/*/series "$top"/kernel-patches/series; do
+		[ -f "$d" ] || continue
+		d=${d%/series}
+		if [ "$d" = "$top/kernel-patches" ]; then
+			[ "$found" -eq 0 ] || continue
+			base=$(sed -n '1s/^\([0-9]\+\.[0-9]\+\).*/\1/p' "$d/BASE")
+		else
+			base=${d##*/}
+		fi
+		found=1
+		cmp -s "$d/series" "$dsrc/patches/$base/series" || return 1
+		while read -r p; do cmp -s "$d/$p" "$dsrc/patches/$base/$p" || return 1; done \
+			< <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$d/series")
+	done
+	[ "$found" -eq 1 ]
+}
+check dkms_deb_series_from_kernel_patches "usr/src/extown-$want/patches/ differs from kernel-patches/ at HEAD" series_same
+conf_ok() {
+	grep -q "^PACKAGE_VERSION=\"$want\"" "$dsrc/dkms.conf" &&
+		grep -q '^BUILT_MODULE_NAME\[0\]="ext4"' "$dsrc/dkms.conf" &&
+		! grep -q '#[A-Z_]*#' "$dsrc/dkms.conf" && [ -x "$dsrc/extown-build" ]
+}
+check dkms_deb_conf "usr/src/extown-$want/dkms.conf lacks the version or ext4, or has a placeholder left" conf_ok
+
+# ---- 2. install in a copy of the stock-kernel tree (chroot, natively) -----------
+tree=$("$top/tools/e2e/mkroot-stock.sh" 2>"$logs/mkroot-stock.log" | tail -n 1) ||
+	harness_fail "tools/e2e/mkroot-stock.sh failed (see $logs/mkroot-stock.log)"
+[ -f "$tree/boot/extown-stock-kernels" ] || harness_fail "no stock-kernel tree"
+log "stock tree $tree ($((SECONDS - t0)) s so far)"
+read -r _ k61 _ <<<"$(awk '$1 == "6.1"' "$tree/boot/extown-stock-kernels")"
+read -r _ k612 _ <<<"$(awk '$1 == "6.12"' "$tree/boot/extown-stock-kernels")"
+[ -n "$k61" ] || harness_fail "no 6.1 kernel in $tree/boot/extown-stock-kernels"
+
+img_key=$( (sha256sum "$deb" "$ddeb" "$top/tests/dkms/guest.sh" "$top/tests/dkms/extown-dkms-test.service" \
+	"$top/tools/vm/guest-write-results.sh" "${BASH_SOURCE[0]}" | cut -d' ' -f1
+	echo "$tree") | sha256sum | cut -c1-16)
+imgdir=$cache/img-$img_key
+rootimg=$work/root.img
+if [ -f "$imgdir/complete" ]; then
+	log "cached installed root image $imgdir (the chroot checks below are its recorded results)"
+	cat "$imgdir/chroot-results"
+	cp --sparse=always "$imgdir/root.img" "$rootimg"
+else
+	ovl=$(mktemp -d "$cache/overlay.XXXXXX")
+	mkdir -p "$ovl/upper" "$ovl/work" "$ovl/root"
+	root=$ovl/root
+	mount -t overlay overlay -o "lowerdir=$tree,upperdir=$ovl/upper,workdir=$ovl/work" "$root" ||
+		harness_fail "cannot mount an overlay on $tree"
+	mounted+=("$root")
+	mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+	mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
+	mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+	in_root() {
+		chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+			DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"
+	}
+	results=$work/chroot-results
+	: >"$results"
+	rcheck() { check "$@" | tee -a "$results"; }
+	cp "$deb" "$ddeb" "$root/tmp/"
+	start=$SECONDS
+	if in_root apt-get install -y --no-install-recommends "/tmp/${deb##*/}" "/tmp/${ddeb##*/}" \
+		>"$logs/chroot-install.log" 2>&1; then
+		timing "chroot apt-get install (DKMS build for $k61, initramfs)" $((SECONDS - start))
+		echo "PASS dkms.chroot_apt_install" | tee -a "$results"
+	else
+		echo "FAIL dkms.chroot_apt_install: apt-get install ./extown_*.deb ./extown-dkms_*.deb failed: $(grep -m 1 -E 'Error|error' "$logs/chroot-install.log") (see $logs/chroot-install.log)" |
+			tee -a "$results"
+	fi
+	in_root dkms status >"$logs/dkms-status.txt" 2>&1 || true
+	rcheck chroot_dkms_installed_6_1 "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
+		grep -q "^extown/$want, $k61, x86_64: installed" "$logs/dkms-status.txt"
+	if [ -n "$k612" ]; then
+		rcheck chroot_dkms_skips_6_12_without_series "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
+			eval '! grep -q "$k612.*installed" "$logs/dkms-status.txt" && [ ! -e "$root/lib/modules/$k612/updates/dkms/ext4.ko" ]'
+	fi
+	mod=$(find "$root/lib/modules/$k61/updates/dkms" -name 'ext4.ko*' 2>/dev/null | head -n 1)
+	modver=$( [ -z "$mod" ] || in_root modinfo -F version "${mod#"$root"}" 2>&1)
+	magic=$( [ -z "$mod" ] || in_root modinfo -F vermagic "${mod#"$root"}" 2>&1)
+	rcheck chroot_module_version "updates/dkms/ext4.ko: '${mod:-missing}', version '$modver'" \
+		test -n "$mod" -a "$modver" = "$want-extown"
+	rcheck chroot_module_vermagic "vermagic '$magic', kernel $k61" eval '[[ $magic == "$k61 "* ]]'
+	resolved=$(in_root modprobe -S "$k61" --show-depends ext4 2>&1 | awk '/ext4\.ko/ { print $2 }')
+	rcheck chroot_modprobe_picks_dkms "modprobe -S $k61 resolves ext4 to '$resolved'" \
+		eval '[[ $resolved == /lib/modules/$k61/updates/dkms/ext4.ko* ]]'
+	in_root lsinitramfs "/boot/initrd.img-$k61" >"$logs/initramfs-$k61.list" 2>&1 || true
+	rcheck chroot_initramfs_has_module "/boot/initrd.img-$k61 holds no updates/dkms/ext4.ko (its ext4: $(grep -m1 '/ext4.ko' "$logs/initramfs-$k61.list"))" \
+		grep -q "lib/modules/$k61/updates/dkms/ext4.ko" "$logs/initramfs-$k61.list"
+
+	# extown-build refuses, in a copy of the DKMS source: a kernel without
+	# a series (6.12 today), and a 6.1 whose linux-source has another
+	# version (a dpkg-query that says so), before unpacking anything
+	in_root rm -rf /tmp/eb
+	in_root cp -a "/usr/src/extown-$want" /tmp/eb
+	if [ -n "$k612" ] && [ ! -d "$root/usr/src/extown-$want/patches/6.12" ]; then
+		rc=0
+		msg=$(in_root /tmp/eb/extown-build "$k612" "/lib/modules/$k612/build" 2>&1) || rc=$?
+		echo "$msg" >"$logs/refuse-series.txt"
+		rcheck refuses_kernel_without_series "exit $rc, said: $msg" \
+			eval '[ "$rc" -eq 1 ] && [ "$(wc -l <<<"$msg")" -eq 1 ] && [[ $msg == "extown-dkms: no patch series for Linux 6.12"*"Nothing was built." ]] && [ ! -e "$root/tmp/eb/src" ]'
+	fi
+	mkdir -p "$root/tmp/fakebin"
+	cat >"$root/tmp/fakebin/dpkg-query" <<-'EOF'
+		#!/bin/sh
+		# linux-source-* of another version than the kernel
+		for a; do last=$a; done
+		case $last in linux-source-*) echo "ii  6.1.0-extown-test"; exit 0 ;; esac
+		exec /usr/bin/dpkg-query "$@"
+	EOF
+	chmod 755 "$root/tmp/fakebin/dpkg-query"
+	rc=0
+	msg=$(chroot "$root" /usr/bin/env -i PATH=/tmp/fakebin:/usr/sbin:/usr/bin:/sbin:/bin \
+		/tmp/eb/extown-build "$k61" "/lib/modules/$k61/build" 2>&1) || rc=$?
+	echo "$msg" >"$logs/refuse-source.txt"
+	rcheck refuses_source_of_other_version "exit $rc, said: $msg" \
+		eval '[ "$rc" -eq 1 ] && [ "$(wc -l <<<"$msg")" -eq 1 ] && [[ $msg == *"but linux-source-6.1 is 6.1.0-extown-test"*"Nothing was built." ]] && [ ! -e "$root/tmp/eb/src" ]'
+	in_root rm -rf /tmp/eb /tmp/fakebin "/tmp/${deb##*/}" "/tmp/${ddeb##*/}"
+
+	# the test unit, the results writer, the mount point
+	install -D -m 0755 "$top/tests/dkms/guest.sh" "$root/usr/local/lib/extown-dkms-test/guest.sh"
+	install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
+	install -D -m 0644 "$top/tests/dkms/extown-dkms-test.service" "$root/etc/systemd/system/extown-dkms-test.service"
+	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+	ln -sf /etc/systemd/system/extown-dkms-test.service \
+		"$root/etc/systemd/system/multi-user.target.wants/extown-dkms-test.service"
+	echo 'LABEL=extown-dkms-root / ext4 defaults,errors=remount-ro 0 1' >"$root/etc/fstab"
+	for ((i = ${#mounted[@]} - 1; i >= 1; i--)); do umount "${mounted[i]}"; done
+	mounted=("$root")
+	start=$SECONDS
+	mkfs.ext4 -q -F -L extown-dkms-root -d "$root" "$rootimg" 6G >&2 ||
+		harness_fail "mkfs.ext4 -d of the installed tree failed"
+	timing "mkfs.ext4 -d root image" $((SECONDS - start))
+	unmount_all
+	rm -rf "$ovl"
+	ovl=''
+	# keep it for the next run (only a complete one)
+	rm -rf "$cache"/img-*
+	mkdir -p "$imgdir.tmp"
+	cp --sparse=always "$rootimg" "$imgdir.tmp/root.img"
+	cp "$results" "$imgdir.tmp/chroot-results"
+	touch "$imgdir.tmp/complete"
+	mv "$imgdir.tmp" "$imgdir"
+fi
+
+# ---- the small ext4 disk: files of 1234:1234 --------------------------------
+mkdir -p "$work/stick-tree"
+echo 'a file of uid 1234' >"$work/stick-tree/file-1234"
+chown -R 1234:1234 "$work/stick-tree"
+mkfs.ext4 -q -F -L extown-dkms-stick -E root_owner=1234:1234 -d "$work/stick-tree" "$work/stick.img" 16M >&2 ||
+	harness_fail "mkfs.ext4 of the stick failed"
+# owner KEY PATH: uid:gid of PATH in the stick as debugfs reads it
+owner() { debugfs -R "stat $1" "$work/stick.img" 2>/dev/null | sed -n 's/.*User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1:\2/p'; }
+
+# ---- 3 and 4: the two boots ---------------------------------------------------
+# boot PHASE: boot the root disk on the 6.1 kernel; print the guest's lines
+boot() {
+	local phase=$1 d=$work/vm-$1 rc=0 start=$SECONDS
+	"$top/tools/vm/boot-stock.sh" --out "$d" --args "$phase" 6.1 "$rootimg" "$work/stick.img" "$vm_timeout" \
+		>"$logs/boot-$phase.out" 2>"$logs/boot-$phase.err" || rc=$?
+	timing "boot $phase (run-vm total)" $((SECONDS - start))
+	cp -r "$d" "$logs/vm-$phase" 2>/dev/null || true
+	if [ ! -s "$d/guest/dkms/results" ]; then
+		fail "$phase.guest_ran" "no results (boot-stock status $rc); serial log ends: $(tail -n 5 "$d/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	fi
+	cat "$d/guest/dkms/results"
+	for f in uptime-booted timings; do
+		[ ! -f "$d/guest/dkms/$f" ] || sed "s/^/guest $phase $f: /" "$d/guest/dkms/$f" >>"$logs/timings"
+	done
+	check "$phase.guest_finished" "boot-stock status $rc (see $logs/boot-$phase.err)" test "$rc" -eq 0
+}
+
+if boot patched; then
+	o=$(owner /new-by-guest)
+	check host_new_file_1000_on_disk "debugfs: /new-by-guest is ${o:-missing} on disk" test "$o" = 1000:1000
+	o=$(owner /file-1234)
+	check host_old_file_keeps_owner "debugfs: /file-1234 is ${o:-missing} on disk" test "$o" = 1234:1234
+fi
+if boot stock; then
+	o=$(owner /new-plain)
+	check host_plain_new_file_root "debugfs: /new-plain is ${o:-missing} on disk" test "$o" = 0:0
+fi
+for f in stick root; do
+	img=$work/$f.img
+	if e2fsck -fn "$img" >"$logs/e2fsck-$f.txt" 2>&1; then
+		pass "host_${f}_fsck_clean"
+	else
+		fail "host_${f}_fsck_clean" "e2fsck -fn: $(tail -n 1 "$logs/e2fsck-$f.txt")"
+	fi
+done
+timing "suite total" $((SECONDS - t0))
