@@ -83,6 +83,38 @@ udisks_mount() {
 	findmnt -n -o TARGET --source "$dev" | head -n 1
 }
 
+# alice_uses_0600_file T MNT: alice reads and appends to MNT/secret (0600,
+# the stick owner's), which she may only as its presented owner
+alice_uses_0600_file() {
+	local t=$1 mnt=$2
+	check "$t.alice_reads_0600_file" "alice cannot read $mnt/secret" \
+		as_alice cat "$mnt/secret"
+	check "$t.alice_edits_0600_file" "alice cannot write $mnt/secret" \
+		as_alice sh -c 'echo "edited by alice" >>"$1"' sh "$mnt/secret"
+}
+
+# alice_creates T MNT: alice creates MNT/alice-new and MNT/alice-dir, and
+# sees them as hers (what they are on disk, the host checks)
+alice_creates() {
+	local t=$1 mnt=$2
+	check "$t.alice_creates_file" "alice cannot create $mnt/alice-new" \
+		as_alice sh -c 'echo "new by alice" >"$1" && mkdir "$2"' sh "$mnt/alice-new" "$mnt/alice-dir"
+	check "$t.new_file_stats_1000" "stat: $(stat -c %u:%g "$mnt/alice-new" 2>&1)" \
+		test "$(stat -c %u:%g "$mnt/alice-new" 2>/dev/null)" = 1000:1000
+}
+
+# udisks_unmount T DEV: udisksctl unmount by alice, and DEV is gone from
+# /proc/mounts (root unmounts it otherwise)
+udisks_unmount() {
+	local t=$1 dev=$2
+	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
+		pass "$t.udisksctl_unmount_by_alice"
+	else
+		fail "$t.udisksctl_unmount_by_alice" "still mounted: $(mount_line "$dev")"
+		umount "$dev"
+	fi
+}
+
 # The acceptance story on one stick. STICK: ext4 | ext2, DEV its node.
 story() {
 	local fs=$1 dev=$2 mnt line bad
@@ -137,26 +169,15 @@ story() {
 	owners "$mnt" >"$out/$fs.owners"
 	bad=$(grep -v '^1000:1000 ' "$out/$fs.owners" | head -n 3 | tr '\n' ';')
 	check "$t.ls_shows_uid_1000" "not 1000:1000: $bad" test -z "$bad"
-	check "$t.alice_reads_0600_file" "alice cannot read $mnt/secret" \
-		as_alice cat "$mnt/secret"
-	check "$t.alice_edits_0600_file" "alice cannot write $mnt/secret" \
-		as_alice sh -c 'echo "edited by alice" >>"$1"' sh "$mnt/secret"
-	check "$t.alice_creates_file" "alice cannot create $mnt/alice-new" \
-		as_alice sh -c 'echo "new by alice" >"$1" && mkdir "$2"' sh "$mnt/alice-new" "$mnt/alice-dir"
-	check "$t.new_file_stats_1000" "stat: $(stat -c %u:%g "$mnt/alice-new" 2>&1)" \
-		test "$(stat -c %u:%g "$mnt/alice-new" 2>/dev/null)" = 1000:1000
+	alice_uses_0600_file "$t" "$mnt"
+	alice_creates "$t" "$mnt"
 	# K4: giving a file away is refused with EPERM, for alice and for root,
 	# and says so; chown to the presented owner is a no-op that succeeds
 	chown_eperm "$t.alice_chown_eperm" "$mnt/file" as_alice
 	chown_eperm "$t.root_chown_eperm" "$mnt/secret"
 	check "$t.chown_to_presented_owner_ok" "chown 1000:1000 by alice failed" \
 		as_alice chown 1000:1000 "$mnt/alice-new"
-	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
-		pass "$t.udisksctl_unmount_by_alice"
-	else
-		fail "$t.udisksctl_unmount_by_alice" "still mounted: $(mount_line "$dev")"
-		umount "$dev"
-	fi
+	udisks_unmount "$t" "$dev"
 }
 
 # An administrator's /etc/udisks2/mount_options.conf next to our udev
@@ -271,27 +292,16 @@ fallback_story() {
 		test "$(stat -c %u:%g "$mnt/file"),$(stat -c %u:%g "$mnt"),$(stat -c %u:%g "$mnt/dir/inner")" = 1000:1000,1000:1000,1000:1000
 	check "$t.other_owners_kept" "/other $(stat -c %u:%g "$mnt/other"), /rootfile $(stat -c %u:%g "$mnt/rootfile"), /high $(stat -c %u:%g "$mnt/high")" \
 		test "$(stat -c %u:%g "$mnt/other") $(stat -c %u:%g "$mnt/rootfile") $(stat -c %u:%g "$mnt/high")" = "4321:4321 0:0 70000:70000"
-	check "$t.alice_reads_0600_file" "alice cannot read $mnt/secret" \
-		as_alice cat "$mnt/secret"
-	check "$t.alice_edits_0600_file" "alice cannot write $mnt/secret" \
-		as_alice sh -c 'echo "edited by alice" >>"$1"' sh "$mnt/secret"
+	alice_uses_0600_file "$t" "$mnt"
 	check "$t.alice_cannot_write_4321_file" "alice wrote /other" \
 		eval '! as_alice sh -c '"'"'echo x >>"$1"'"'"' sh "$mnt/other" 2>/dev/null'
-	check "$t.alice_creates_file" "alice cannot create $mnt/alice-new" \
-		as_alice sh -c 'echo "new by alice" >"$1" && mkdir "$2"' sh "$mnt/alice-new" "$mnt/alice-dir"
-	check "$t.new_file_stats_1000" "stat: $(stat -c %u:%g "$mnt/alice-new" 2>&1)" \
-		test "$(stat -c %u:%g "$mnt/alice-new" 2>/dev/null)" = 1000:1000
+	alice_creates "$t" "$mnt"
 	if msg=$(as_alice chown 4321:4321 "$mnt/alice-new" 2>&1); then
 		fail "$t.alice_chown_eperm" "chown 4321:4321 succeeded"
 	else
 		check "$t.alice_chown_eperm" "chown: $msg" grep -q 'Operation not permitted' <<<"$msg"
 	fi
-	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
-		pass "$t.udisksctl_unmount_by_alice"
-	else
-		fail "$t.udisksctl_unmount_by_alice" "still mounted: $(mount_line "$dev")"
-		umount "$dev"
-	fi
+	udisks_unmount "$t" "$dev"
 }
 
 # The fallback's plain-mount cases, on a kernel without uid=: each must
