@@ -77,6 +77,8 @@ mkdir -p /mnt/test /mnt/scratch
 # shellcheck disable=SC2046 # one test name a word
 ./check $(grep -v '^#' extown-list) >"$out/check.out" 2>&1 &
 check=$!
+# progress on the serial console (the host's serial.log)
+tail -n +1 -F "$out/check.out" >/dev/ttyS0 2>/dev/null &
 if [ "${budget:-0}" -gt 0 ]; then
 	(
 		sleep "$budget"
