@@ -474,6 +474,7 @@ helper_tests() {
 main() {
 	local dev4 dev2 devv
 	note "kernel $kernel: $(uname -r)"
+	systemd-analyze >"$out/boot-time" 2>&1
 	check "e2e.$kernel.boot.no_failed_units" "$(systemctl --failed --no-legend --plain | tr '\n' ' ')" \
 		test -z "$(systemctl --failed --no-legend --plain)"
 	check "e2e.U1.$kernel.root_disk_not_tagged" "vdb: EXTOWN_REMOVABLE='$(prop /dev/vdb EXTOWN_REMOVABLE)'" \

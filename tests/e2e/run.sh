@@ -30,7 +30,10 @@
 # hot-plugged beside it.
 #
 # Environment:
-#   EXTOWN_E2E_KERNELS   kernels to boot (default "patched unpatched")
+#   EXTOWN_E2E_KERNELS   kernels to boot (default "patched unpatched
+#                        stock-6.1 stock-6.12"; stock-*: Debian's own
+#                        linux-image packages with their own initramfs, from
+#                        the tree of tools/e2e/mkroot-stock.sh)
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image (to
 #                        show that the tests catch it)
@@ -50,7 +53,7 @@ harness_fail() {
 	exit 1
 }
 
-kernels=${EXTOWN_E2E_KERNELS:-patched unpatched}
+kernels=${EXTOWN_E2E_KERNELS:-patched unpatched stock-6.1 stock-6.12}
 break_what=${EXTOWN_E2E_BREAK:-}
 case $break_what in '' | udev | udisks) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev or udisks" ;; esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
@@ -59,7 +62,14 @@ yes | no) ;;
 only) kernels='' ;;
 *) harness_fail "EXTOWN_E2E_ROOTUSB must be yes, no or only" ;;
 esac
-build_kernels=$kernels
+build_kernels='' stock_kernels=''
+for k in $kernels; do
+	case $k in
+	patched | unpatched) build_kernels+=" $k" ;;
+	stock-6.1 | stock-6.12) stock_kernels+=" $k" ;;
+	*) harness_fail "unknown kernel '$k' in EXTOWN_E2E_KERNELS (patched, unpatched, stock-6.1, stock-6.12)" ;;
+	esac
+done
 if [ "$rootusb" != no ] && [[ " $kernels " != *" patched "* ]]; then
 	build_kernels+=" patched"
 fi
@@ -82,7 +92,7 @@ t0=$SECONDS
 for s in tools/install-deps.sh tools/install-deps-userspace.sh tools/e2e/install-deps.sh; do
 	"$top/$s" >&2 || harness_fail "$s failed"
 done
-declare -A kernel
+declare -A kernel initrd_of
 for k in $build_kernels; do
 	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "$k" | tail -n 1) ||
 		harness_fail "tools/kernel/build-kernel.sh $k failed"
@@ -101,31 +111,66 @@ mkdir -p "$build"
 		make -C "$build" -j"$(nproc)"
 } >"$work/build.log" 2>&1 || harness_fail "building the project failed (see $work/build.log)"
 
+# install_project TREE ROOT: a copy of TREE at ROOT with the project
+# (make install DESTDIR=) and the guest side of the tests in it
+install_project() {
+	local tree=$1 root=$2 rules
+	cp -a "$tree" "$root"
+	make -C "$build" install DESTDIR="$root" >>"$work/build.log" 2>&1 ||
+		harness_fail "make install DESTDIR= failed (see $work/build.log)"
+	install -D -m 0755 "$top/tests/e2e/guest.sh" "$root/usr/local/lib/extown-e2e/guest.sh"
+	# a kernel that cannot idmap, or has no fsopen(), for fallback_edges
+	cc -Wall -Wextra -Werror -shared -fPIC -o "$root/usr/local/lib/extown-e2e/noidmap.so" \
+		"$top/tests/e2e/noidmap.c" -ldl >>"$work/build.log" 2>&1 ||
+		harness_fail "building tests/e2e/noidmap.c failed (see $work/build.log)"
+	install -D -m 0644 "$top/tests/e2e/guest-lib.sh" "$root/usr/local/lib/extown-e2e/guest-lib.sh"
+	install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
+	install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"
+	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
+	ln -sf /etc/systemd/system/extown-e2e.service "$root/etc/systemd/system/multi-user.target.wants/extown-e2e.service"
+	install -D -m 0644 "$top/tests/e2e/50-extown-e2e.rules" "$root/etc/polkit-1/rules.d/50-extown-e2e.rules"
+	rules=$root/usr/lib/udev/rules.d
+	for f in 61-extown.rules 69-extown-udisks.rules; do
+		[ -f "$rules/$f" ] || harness_fail "make install did not install $f into /usr/lib/udev/rules.d"
+	done
+	[ "$(stat -c %a:%u "$root/usr/sbin/mount.ext4")" = 4755:0 ] ||
+		harness_fail "make install did not install mount.ext4 setuid root ($(stat -c %a:%u "$root/usr/sbin/mount.ext4"))"
+	case $break_what in
+	udev) rm "$rules/61-extown.rules" && log "BROKEN ON PURPOSE: no 61-extown.rules in the guest" ;;
+	udisks) rm "$rules/69-extown-udisks.rules" && log "BROKEN ON PURPOSE: no 69-extown-udisks.rules in the guest" ;;
+	esac
+}
+
+# Debian's stock kernels (labels stock-6.1, stock-6.12): their own tree
+# (tools/e2e/mkroot-stock.sh: the same tree plus linux-image-* and their
+# initramfs), booted with the kernel's own initrd. STOCK_LINE[label]: the
+# tree's /boot/extown-stock-kernels line (BASE KVER VERSION VMLINUZ INITRD).
+declare -A stock_line
+if [ -n "$stock_kernels" ]; then
+	stree=$("$top/tools/e2e/mkroot-stock.sh" | tail -n 1) || harness_fail "tools/e2e/mkroot-stock.sh failed"
+	[ -f "$stree/boot/extown-stock-kernels" ] || harness_fail "$stree has no /boot/extown-stock-kernels"
+	for k in $stock_kernels; do
+		stock_line[$k]=$(awk -v b="${k#stock-}" '$1 == b' "$stree/boot/extown-stock-kernels")
+		[ -n "${stock_line[$k]}" ] || harness_fail "the stock tree has no ${k#stock-} kernel"
+		read -r _ kver kpkg vmlinuz initrd <<<"${stock_line[$k]}"
+		mkdir -p "$work/$k-boot"
+		cp "$stree$vmlinuz" "$stree$initrd" "$work/$k-boot/"
+		kernel[$k]=$work/$k-boot/$(basename "$vmlinuz")
+		initrd_of[$k]=$work/$k-boot/$(basename "$initrd")
+		log "kernel $k: Debian linux-image-$kver $kpkg with its own initrd"
+	done
+	install_project "$stree" "$work/stock-root"
+	# what only the DKMS tests need
+	rm -rf "$work/stock-root"/usr/src/linux-source-*
+	size=$(($(du -sm "$work/stock-root" | cut -f1) + 1024))
+	mkfs.ext4 -q -F -L extown-e2e-root -d "$work/stock-root" "$work/stock-root.img" "${size}M" >&2 ||
+		harness_fail "mkfs.ext4 -d of the stock guest tree failed"
+	rm -rf "$work/stock-root"
+	log "stock guest image ready, ${size} MiB ($((SECONDS - t0)) s so far)"
+fi
+
 root=$work/root
-cp -a "$tree" "$root"
-make -C "$build" install DESTDIR="$root" >>"$work/build.log" 2>&1 ||
-	harness_fail "make install DESTDIR= failed (see $work/build.log)"
-install -D -m 0755 "$top/tests/e2e/guest.sh" "$root/usr/local/lib/extown-e2e/guest.sh"
-# a kernel that cannot idmap, or has no fsopen(), for fallback_edges
-cc -Wall -Wextra -Werror -shared -fPIC -o "$root/usr/local/lib/extown-e2e/noidmap.so" \
-	"$top/tests/e2e/noidmap.c" -ldl >>"$work/build.log" 2>&1 ||
-	harness_fail "building tests/e2e/noidmap.c failed (see $work/build.log)"
-install -D -m 0644 "$top/tests/e2e/guest-lib.sh" "$root/usr/local/lib/extown-e2e/guest-lib.sh"
-install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
-install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"
-mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
-ln -sf /etc/systemd/system/extown-e2e.service "$root/etc/systemd/system/multi-user.target.wants/extown-e2e.service"
-install -D -m 0644 "$top/tests/e2e/50-extown-e2e.rules" "$root/etc/polkit-1/rules.d/50-extown-e2e.rules"
-rules=$root/usr/lib/udev/rules.d
-for f in 61-extown.rules 69-extown-udisks.rules; do
-	[ -f "$rules/$f" ] || harness_fail "make install did not install $f into /usr/lib/udev/rules.d"
-done
-[ "$(stat -c %a:%u "$root/usr/sbin/mount.ext4")" = 4755:0 ] ||
-	harness_fail "make install did not install mount.ext4 setuid root ($(stat -c %a:%u "$root/usr/sbin/mount.ext4"))"
-case $break_what in
-udev) rm "$rules/61-extown.rules" && log "BROKEN ON PURPOSE: no 61-extown.rules in the guest" ;;
-udisks) rm "$rules/69-extown-udisks.rules" && log "BROKEN ON PURPOSE: no 69-extown-udisks.rules in the guest" ;;
-esac
+install_project "$tree" "$root"
 mkfs.ext4 -q -F -L extown-e2e-root -d "$root" "$work/root.img" 2G >&2 ||
 	harness_fail "mkfs.ext4 -d of the guest tree failed"
 readonly UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
@@ -315,14 +360,18 @@ run_vm() { # KERNEL-LABEL
 	make_sticks "$d"
 	sock=$d/monitor.sock
 	s=$SECONDS
-	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args "$k" \
+	local img=$work/root.img initrd=none mem=1024
+	if [ -n "${initrd_of[$k]:-}" ]; then
+		img=$work/stock-root.img initrd=${initrd_of[$k]} mem=1536
+	fi
+	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args "$k" --memory "$mem" \
 		--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
-		"${kernel[$k]}" none "$work/root.img:snapshot" "$d/virtio-ext4.img" 600 >"$d/run-vm.out" &
+		"${kernel[$k]}" "$initrd" "$img:snapshot" "$d/virtio-ext4.img" 900 >"$d/run-vm.out" &
 	pid=$!
 	plug_when_ready "$pid" "$d" "$sock"
 	wait "$pid" || rc=$?
-	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/e2e
+	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s; $(head -n 1 "$g/boot-time" 2>/dev/null))"
 	guest_results "e2e.$k" "$g" "$d" "$rc" "$plugged" || return 0
 	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
 	case $k in
