@@ -405,6 +405,9 @@ helper_tests() {
 			check "$t.H6.$k.helper_says_idmapped_instead" "stderr: $err" \
 				grep -q 'no uid=/gid= support for ext4; idmapped mount instead: uid 1234 shown as 1000' <<<"$err"
 		fi
+		# on disk 1000:1000 (patched) or 1234:1234 (fallback): the host checks
+		check "$t.H3.$k.alice_creates_in_fstab_mount" "alice cannot create /media/usb-ext4/alice-fstab" \
+			as_alice sh -c 'echo "fstab mount, alice" >/media/usb-ext4/alice-fstab'
 		if err=$(as_alice umount /media/usb-ext4 2>&1) && [ -z "$(mount_line "$dev4")" ]; then
 			pass "$t.H3.$k.alice_umounts"
 		else

@@ -376,12 +376,12 @@ run_vm() { # KERNEL-LABEL
 	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
 	case $k in
 	patched)
-		host_checks e2e.U2.ext4 "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-new /alice-dir
+		host_checks e2e.U2.ext4 "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-new /alice-dir /alice-fstab
 		host_checks e2e.U2.ext2 "$d/stick-ext2.img" "$work/images/ext2.img" 1000:1000 /alice-new /alice-dir
 		host_checks e2e.U3.virtio "$d/virtio-ext4.img" "$work/images/ext4.img" 1000:1000
 		;;
 	*)
-		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1234:1234 /alice-new /alice-dir
+		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1234:1234 /alice-new /alice-dir /alice-fstab
 		host_checks "e2e.$k.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" 1234:1234 /alice-new /alice-dir
 		;;
 	esac
