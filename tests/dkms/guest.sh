@@ -21,6 +21,7 @@
 set -uo pipefail
 
 out=/results/dkms
+rm -rf /results # what an earlier boot of this disk left
 mkdir -p "$out"
 exec >"$out/log" 2>&1
 results=$out/results
@@ -121,11 +122,23 @@ stock)
 	check module_is_stock "/sys/module/ext4/version is '$version', modinfo: '$modfile' version '$modver'" \
 		eval '[ -z "$version" ] && [[ $modfile == /lib/modules/$kver/kernel/fs/ext4/ext4.ko* ]] && [ -z "$modver" ]'
 	check no_feature_file "$feature exists" test ! -e "$feature"
-	if mount -t ext4 -o uid=1000 "$stick" /mnt/t 2>"$out/mount-uid.err"; then
+	# the kernel itself refuses uid= (mount -i: no helper)
+	if mount -i -t ext4 -o uid=1000,gid=1000 "$stick" /mnt/t 2>"$out/mount-uid.err"; then
 		umount /mnt/t
-		fail uid_mount_refused "mount -o uid=1000 succeeded on the stock module"
+		fail uid_mount_refused_by_kernel "mount -i -o uid=1000 succeeded on the stock module"
 	else
-		pass uid_mount_refused
+		pass uid_mount_refused_by_kernel
+	fi
+	# through the helper of extown, still installed: its idmapped-mount
+	# fallback (the stick's owner 1234 shown as 1000)
+	if mount -t ext4 -o uid=1000,gid=1000 "$stick" /mnt/t 2>"$out/mount-helper.err"; then
+		own=$(stat -c %u:%g /mnt/t/file-1234 2>&1)
+		info=$(grep ' /mnt/t ' /proc/self/mountinfo)
+		check helper_idmapped_fallback "file-1234 shows as $own; mountinfo: $info" \
+			eval '[ "$own" = 1000:1000 ] && [[ $info == *idmapped* ]]'
+		umount /mnt/t
+	else
+		fail helper_idmapped_fallback "mount -o uid=1000,gid=1000 through mount.ext4 failed: $(cat "$out/mount-helper.err")"
 	fi
 	check helper_still_installed "extown was removed with extown-dkms" test -u /usr/sbin/mount.ext4
 
