@@ -269,6 +269,11 @@ suite_idmap() {
 		"$($VMTOOL chown "$i/idmap_file" 5 -1)"
 	check "$l.idmap.chgrp_other_gid_eperm" "chgrp secret 0 on the idmapped mount" EPERM \
 		"$($VMTOOL chown "$i/secret" -1 0)"
+	# an id the idmapping cannot map back is refused by the VFS first
+	check "$l.idmap.chown_unmappable_uid_eoverflow" "chown idmap_file $ALICE on the idmapped mount" EOVERFLOW \
+		"$($VMTOOL chown "$i/idmap_file" $ALICE -1)"
+	check "$l.idmap.owner_unchanged_after_refusals" "owner of idmap_file on the idmapped mount" 2000:2000 \
+		"$(owner "$i/idmap_file")"
 	umount "$i"
 	umount "$m"
 	check "$l.idmap.unmounted" "mounts at $m and $i" 00 "$(mounted_at "$m")$(mounted_at "$i")"
