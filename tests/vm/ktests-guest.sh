@@ -239,6 +239,7 @@ suite_idmap() {
 	fi
 	for p in . file secret dir high; do
 		q=$(echo "$p" | tr '/+' '__')
+		[ "$p" = . ] && q=root
 		check "$l.idmap.shown_owner_mapped.$q" "owner of $p on the idmapped mount" \
 			2000:2000 "$(owner "$i/$p")"
 		check "$l.idmap.uid_mount_unchanged.$q" "owner of $p on the uid= mount" \
