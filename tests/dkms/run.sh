@@ -13,7 +13,8 @@
 #    (Debian 12, linux-image-6.1.0-NN-amd64 and a 6.12, their headers, dkms,
 #    gcc, linux-source-6.1/6.12); `apt-get install ./extown_*.deb
 #    ./extown-dkms_*.deb` in it, natively on the host: DKMS builds ext4.ko
-#    for the 6.1 kernel, skips 6.12 (no series yet), the initramfs holds
+#    for the 6.1 kernel, and for 6.12 when kernel-patches/6.12 exists (else
+#    it skips 6.12), the initramfs holds
 #    the module; the build script refuses a kernel without a series and one
 #    whose linux-source is of another version, with one message, building
 #    nothing.
@@ -232,7 +233,11 @@ else
 	# between built and installed module!)" when it refused to replace ext4.ko
 	rcheck chroot_dkms_installed_6_1 "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
 		grep -qx "extown/$want, $k61, x86_64: installed" "$logs/dkms-status.txt"
-	if [ -n "$k612" ]; then
+	if [ -n "$k612" ] && [ -d "$root/usr/src/extown-$want/patches/6.12" ]; then
+		# the package has a 6.12 series (kernel-patches/6.12): DKMS builds for it too
+		rcheck chroot_dkms_installed_6_12 "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
+			grep -qx "extown/$want, $k612, x86_64: installed" "$logs/dkms-status.txt"
+	elif [ -n "$k612" ]; then
 		rcheck chroot_dkms_skips_6_12_without_series "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
 			eval '! grep -q "$k612.*installed" "$logs/dkms-status.txt" && [ ! -e "$root/lib/modules/$k612/updates/dkms/ext4.ko" ]'
 	fi

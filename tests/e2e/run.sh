@@ -31,9 +31,12 @@
 #
 # Environment:
 #   EXTOWN_E2E_KERNELS   kernels to boot (default "patched unpatched
-#                        stock-6.1 stock-6.12"; stock-*: Debian's own
-#                        linux-image packages with their own initramfs, from
-#                        the tree of tools/e2e/mkroot-stock.sh)
+#                        patched-6.12 unpatched-6.12 stock-6.1 stock-6.12";
+#                        patched, unpatched: build-kernel.sh --base 6.1,
+#                        *-6.12: --base 6.12, the guest runs the same story
+#                        and the test names start e2e.6.12.; stock-*:
+#                        Debian's own linux-image packages with their own
+#                        initramfs, from the tree of tools/e2e/mkroot-stock.sh)
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image (to
 #                        show that the tests catch it)
@@ -53,7 +56,7 @@ harness_fail() {
 	exit 1
 }
 
-kernels=${EXTOWN_E2E_KERNELS:-patched unpatched stock-6.1 stock-6.12}
+kernels=${EXTOWN_E2E_KERNELS:-patched unpatched patched-6.12 unpatched-6.12 stock-6.1 stock-6.12}
 break_what=${EXTOWN_E2E_BREAK:-}
 case $break_what in '' | udev | udisks) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev or udisks" ;; esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
@@ -65,9 +68,9 @@ esac
 build_kernels='' stock_kernels=''
 for k in $kernels; do
 	case $k in
-	patched | unpatched) build_kernels+=" $k" ;;
+	patched | unpatched | patched-6.12 | unpatched-6.12) build_kernels+=" $k" ;;
 	stock-6.1 | stock-6.12) stock_kernels+=" $k" ;;
-	*) harness_fail "unknown kernel '$k' in EXTOWN_E2E_KERNELS (patched, unpatched, stock-6.1, stock-6.12)" ;;
+	*) harness_fail "unknown kernel '$k' in EXTOWN_E2E_KERNELS (patched, unpatched, patched-6.12, unpatched-6.12, stock-6.1, stock-6.12)" ;;
 	esac
 done
 if [ "$rootusb" != no ] && [[ " $kernels " != *" patched "* ]]; then
@@ -94,8 +97,13 @@ for s in tools/install-deps.sh tools/install-deps-userspace.sh tools/e2e/install
 done
 declare -A kernel initrd_of
 for k in $build_kernels; do
-	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "$k" | tail -n 1) ||
-		harness_fail "tools/kernel/build-kernel.sh $k failed"
+	# label -> build: patched-6.12 is build-kernel.sh --base 6.12 patched
+	case $k in
+	*-6.12) kargs=(--base 6.12 "${k%-6.12}") ;;
+	*) kargs=(--base 6.1 "$k") ;;
+	esac
+	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "${kargs[@]}" | tail -n 1) ||
+		harness_fail "tools/kernel/build-kernel.sh ${kargs[*]} failed"
 	[ -f "${kernel[$k]}" ] || harness_fail "build-kernel.sh $k gave no bzImage"
 	log "kernel $k: ${kernel[$k]}"
 done
@@ -357,6 +365,11 @@ plug_when_ready() { # PID DIR SOCK
 # --- one VM per kernel -------------------------------------------------------
 run_vm() { # KERNEL-LABEL
 	local k=$1 d=$work/$1 sock pid rc=0 plugged=no g s
+	# *-6.12: the guest runs the story of patched/unpatched; the base goes
+	# into the test names here
+	local kind=${k%-6.12} p=e2e
+	[ "$kind" = "$k" ] || p=e2e.6.12
+	case $k in stock-*) kind=$k p=e2e ;; esac
 	make_sticks "$d"
 	sock=$d/monitor.sock
 	s=$SECONDS
@@ -364,7 +377,7 @@ run_vm() { # KERNEL-LABEL
 	if [ -n "${initrd_of[$k]:-}" ]; then
 		img=$work/stock-root.img initrd=${initrd_of[$k]} mem=1536
 	fi
-	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args "$k" --memory "$mem" \
+	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args "$kind" --memory "$mem" \
 		--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
 		"${kernel[$k]}" "$initrd" "$img:snapshot" "$d/virtio-ext4.img" 900 >"$d/run-vm.out" &
 	pid=$!
@@ -372,13 +385,16 @@ run_vm() { # KERNEL-LABEL
 	wait "$pid" || rc=$?
 	g=$d/vm/guest/e2e
 	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s; $(head -n 1 "$g/boot-time" 2>/dev/null))"
-	guest_results "e2e.$k" "$g" "$d" "$rc" "$plugged" || return 0
+	local grc=0
+	guest_results "e2e.$k" "$g" "$d" "$rc" "$plugged" >"$d/results.out" || grc=$?
+	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 $p./" "$d/results.out"
+	[ "$grc" -eq 0 ] || return 0
 	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
-	case $k in
+	case $kind in
 	patched)
-		host_checks e2e.U2.ext4 "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-new /alice-dir /alice-fstab
-		host_checks e2e.U2.ext2 "$d/stick-ext2.img" "$work/images/ext2.img" 1000:1000 /alice-new /alice-dir
-		host_checks e2e.U3.virtio "$d/virtio-ext4.img" "$work/images/ext4.img" 1000:1000
+		host_checks "$p.U2.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-new /alice-dir /alice-fstab
+		host_checks "$p.U2.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" 1000:1000 /alice-new /alice-dir
+		host_checks "$p.U3.virtio" "$d/virtio-ext4.img" "$work/images/ext4.img" 1000:1000
 		;;
 	*)
 		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1234:1234 /alice-new /alice-dir /alice-fstab

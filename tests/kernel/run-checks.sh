@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Static checks of the kernel series (issue 2's "done when"):
-#   - git am of kernel-patches/series onto the base source succeeds, in a
+# Static checks of the kernel series (issue 2's "done when"), for each base
+# (kernel-patches/6.1, kernel-patches/6.12):
+#   - git am of kernel-patches/BASE/series onto the base source succeeds, in a
 #     fresh checkout, and leaves one commit per patch;
 #   - scripts/checkpatch.pl --strict: no errors, and no warning or check
 #     other than the ones the cover letter justifies (listed below);
@@ -9,18 +10,23 @@
 #
 #   tests/kernel/run-checks.sh
 #
+# EXTOWN_KERNEL_BASES: the bases to check (default "6.1 6.12"). Test names
+# are kernel.BASE.*, e.g. kernel.6.12.checkpatch.0001_no_errors.
 # Prints "PASS name" / "FAIL name: why" lines; exit 1 only when the
 # harness itself broke. Uses the source checkout of
-# tools/kernel/build-kernel.sh (${EXTOWN_CACHE:-/var/cache/extown}/src).
+# tools/kernel/build-kernel.sh (${EXTOWN_CACHE:-/var/cache/extown}/BASE/src).
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cache=${EXTOWN_CACHE:-/var/cache/extown}
-src=$cache/src
-patchdir=$top/kernel-patches
+bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
 work=$(mktemp -d "${TMPDIR:-/tmp}/extown-kchecks.XXXXXX")
+worktrees=()
 cleanup() {
-	git -C "$src" worktree remove --force "$work/am" >/dev/null 2>&1 || true
+	local w
+	for w in "${worktrees[@]}"; do
+		git -C "${w%%:*}" worktree remove --force "${w#*:}" >/dev/null 2>&1 || true
+	done
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -43,91 +49,104 @@ justified() {
 EOF
 }
 
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series")
-[ ${#patches[@]} -gt 0 ] || harness_fail "kernel-patches/series is empty"
-# The source checkout (with tag "base") comes from the first build.
-"$top/tools/kernel/build-kernel.sh" unpatched >/dev/null || harness_fail "build-kernel.sh unpatched failed"
-git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null || harness_fail "$src has no tag base"
+# check_base BASE: every check of kernel-patches/BASE
+check_base() {
+	local base=$1 t=kernel.$1 src=$cache/$1/src patchdir=$top/kernel-patches/$1
+	local w=$work/$1
+	local patches touched am_rc am_out n p dirs num out errors unexplained cover unquoted w1 v f new
+	mkdir -p "$w"
+	mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series")
+	[ ${#patches[@]} -gt 0 ] || harness_fail "kernel-patches/$base/series is empty"
+	# The source checkout (with tag "base") comes from the first build.
+	"$top/tools/kernel/build-kernel.sh" --base "$base" unpatched >/dev/null ||
+		harness_fail "build-kernel.sh --base $base unpatched failed"
+	git -C "$src" rev-parse -q --verify refs/tags/base >/dev/null || harness_fail "$src has no tag base"
 
-# --- git am in a fresh checkout of the base --------------------------------
-# Only the paths the series touches are checked out (sparse), which is
-# all git am needs.
-mapfile -t touched < <(for p in "${patches[@]}"; do
-	sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "$patchdir/$p"
-done | sort -u)
-git -C "$src" worktree add -q --no-checkout --detach "$work/am" base
-git -C "$work/am" sparse-checkout set --no-cone "${touched[@]/#//}" >/dev/null
-git -C "$work/am" checkout -q base
-am_rc=0
-am_out=$(git -C "$work/am" -c user.name=extown-test -c user.email=test@extown.invalid \
-	am -q --keep-cr "${patches[@]/#/$patchdir/}" 2>&1) || am_rc=$?
-if [ "$am_rc" -eq 0 ]; then
-	echo "PASS kernel.series.git_am_applies"
-else
-	echo "FAIL kernel.series.git_am_applies: $(head -n 3 <<<"$am_out" | tr '\n' ' ')"
-	git -C "$work/am" am --abort >/dev/null 2>&1 || true
-fi
-n=$(git -C "$work/am" rev-list --count base..HEAD)
-if [ "$n" -eq ${#patches[@]} ]; then
-	echo "PASS kernel.series.one_commit_per_patch"
-else
-	echo "FAIL kernel.series.one_commit_per_patch: ${#patches[@]} patches, $n commits"
-fi
-# Each patch touches one filesystem (plus its documentation).
-for p in "${patches[@]}"; do
-	dirs=$(sed -n 's#^diff --git a/\(fs/[^/]*\)/.*#\1#p' "$patchdir/$p" | sort -u | tr '\n' ' ')
-	if [ "$(wc -w <<<"$dirs")" -eq 1 ]; then
-		echo "PASS kernel.series.${p%%-*}_one_filesystem"
+	# --- git am in a fresh checkout of the base --------------------------------
+	# Only the paths the series touches are checked out (sparse), which is
+	# all git am needs.
+	mapfile -t touched < <(for p in "${patches[@]}"; do
+		sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "$patchdir/$p"
+	done | sort -u)
+	git -C "$src" worktree add -q --no-checkout --detach "$w/am" base
+	worktrees+=("$src:$w/am")
+	git -C "$w/am" sparse-checkout set --no-cone "${touched[@]/#//}" >/dev/null
+	git -C "$w/am" checkout -q base
+	am_rc=0
+	am_out=$(git -C "$w/am" -c user.name=extown-test -c user.email=test@extown.invalid \
+		am -q --keep-cr "${patches[@]/#/$patchdir/}" 2>&1) || am_rc=$?
+	if [ "$am_rc" -eq 0 ]; then
+		echo "PASS $t.series.git_am_applies"
 	else
-		echo "FAIL kernel.series.${p%%-*}_one_filesystem: touches $dirs"
+		echo "FAIL $t.series.git_am_applies: $(head -n 3 <<<"$am_out" | tr '\n' ' ')"
+		git -C "$w/am" am --abort >/dev/null 2>&1 || true
 	fi
-done
+	n=$(git -C "$w/am" rev-list --count base..HEAD)
+	if [ "$n" -eq ${#patches[@]} ]; then
+		echo "PASS $t.series.one_commit_per_patch"
+	else
+		echo "FAIL $t.series.one_commit_per_patch: ${#patches[@]} patches, $n commits"
+	fi
+	# Each patch touches one filesystem (plus its documentation).
+	for p in "${patches[@]}"; do
+		dirs=$(sed -n 's#^diff --git a/\(fs/[^/]*\)/.*#\1#p' "$patchdir/$p" | sort -u | tr '\n' ' ')
+		if [ "$(wc -w <<<"$dirs")" -eq 1 ]; then
+			echo "PASS $t.series.${p%%-*}_one_filesystem"
+		else
+			echo "FAIL $t.series.${p%%-*}_one_filesystem: touches $dirs"
+		fi
+	done
 
-# --- checkpatch --strict -------------------------------------------------------
-justified >"$work/justified"
-for p in "${patches[@]}"; do
-	num=${p%%-*}
-	out=$(cd "$src" && perl scripts/checkpatch.pl --strict --show-types --terse --no-summary \
-		"$patchdir/$p" 2>&1) || true
-	# "FILE:LINE: SEVERITY:TYPE: message" -> "NUM TYPE: message"
-	sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\): \(.*\)$/\1 \2: \3/p' <<<"$out" >"$work/cp.$num"
-	errors=$(grep -c '^ERROR ' "$work/cp.$num" || true)
-	if [ "$errors" -eq 0 ]; then
-		echo "PASS kernel.checkpatch.${num}_no_errors"
+	# --- checkpatch --strict -------------------------------------------------------
+	justified >"$w/justified"
+	for p in "${patches[@]}"; do
+		num=${p%%-*}
+		out=$(cd "$src" && perl scripts/checkpatch.pl --strict --show-types --terse --no-summary \
+			"$patchdir/$p" 2>&1) || true
+		# "FILE:LINE: SEVERITY:TYPE: message" -> "NUM TYPE: message"
+		sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\): \(.*\)$/\1 \2: \3/p' <<<"$out" >"$w/cp.$num"
+		errors=$(grep -c '^ERROR ' "$w/cp.$num" || true)
+		if [ "$errors" -eq 0 ]; then
+			echo "PASS $t.checkpatch.${num}_no_errors"
+		else
+			echo "FAIL $t.checkpatch.${num}_no_errors: $(grep '^ERROR ' "$w/cp.$num" | head -n 3 | tr '\n' ' ')"
+		fi
+		unexplained=$(cut -d' ' -f2- "$w/cp.$num" | sed "s/^/$num /" | sort -u |
+			grep -vxF -f "$w/justified" || true)
+		if [ -z "$unexplained" ]; then
+			echo "PASS $t.checkpatch.${num}_only_justified_reports"
+		else
+			echo "FAIL $t.checkpatch.${num}_only_justified_reports: $(head -n 3 <<<"$unexplained" | tr '\n' ' ')"
+		fi
+		grep -c . "$w/cp.$num" | sed "s/^/kernel checks: $base: checkpatch $num reports: /" >&2 || true
+	done
+	# Every report left must be explained in the cover letter, quoted as
+	# checkpatch prints it.
+	cover=$patchdir/0000-cover-letter.patch
+	unquoted=$(cat "$w"/cp.* | cut -d' ' -f3- | sort -u | while read -r msg; do
+		grep -qF -- "$msg" "$cover" 2>/dev/null || echo "$msg"
+	done)
+	if [ -f "$cover" ] && [ -z "$unquoted" ]; then
+		echo "PASS $t.series.cover_letter_explains_checkpatch_reports"
 	else
-		echo "FAIL kernel.checkpatch.${num}_no_errors: $(grep '^ERROR ' "$work/cp.$num" | head -n 3 | tr '\n' ' ')"
+		echo "FAIL $t.series.cover_letter_explains_checkpatch_reports: ${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
 	fi
-	unexplained=$(cut -d' ' -f2- "$work/cp.$num" | sed "s/^/$num /" | sort -u |
-		grep -vxF -f "$work/justified" || true)
-	if [ -z "$unexplained" ]; then
-		echo "PASS kernel.checkpatch.${num}_only_justified_reports"
-	else
-		echo "FAIL kernel.checkpatch.${num}_only_justified_reports: $(head -n 3 <<<"$unexplained" | tr '\n' ' ')"
-	fi
-	grep -c . "$work/cp.$num" | sed "s/^/kernel checks: checkpatch $num reports: /" >&2 || true
-done
-# Every report left must be explained in the cover letter, quoted as
-# checkpatch prints it.
-cover=$patchdir/0000-cover-letter.patch
-unquoted=$(cat "$work"/cp.* | cut -d' ' -f3- | sort -u | while read -r msg; do
-	grep -qF -- "$msg" "$cover" 2>/dev/null || echo "$msg"
-done)
-if [ -f "$cover" ] && [ -z "$unquoted" ]; then
-	echo "PASS kernel.series.cover_letter_explains_checkpatch_reports"
-else
-	echo "FAIL kernel.series.cover_letter_explains_checkpatch_reports: ${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
-fi
 
-# --- W=1 ------------------------------------------------------------------------
-w1=()
-for v in unpatched patched; do
-	f=$("$top/tools/kernel/build-kernel.sh" --w1 "$v" | tail -n 1) ||
-		harness_fail "build-kernel.sh --w1 $v failed"
-	w1+=("${f%.txt}.nolines.txt")
+	# --- W=1 ------------------------------------------------------------------------
+	w1=()
+	for v in unpatched patched; do
+		f=$("$top/tools/kernel/build-kernel.sh" --base "$base" --w1 "$v" | tail -n 1) ||
+			harness_fail "build-kernel.sh --base $base --w1 $v failed"
+		w1+=("${f%.txt}.nolines.txt")
+	done
+	new=$(comm -13 "${w1[0]}" "${w1[1]}")
+	if [ -z "$new" ]; then
+		echo "PASS $t.w1.no_new_warnings_fs_ext4_ext2"
+	else
+		echo "FAIL $t.w1.no_new_warnings_fs_ext4_ext2: $(head -n 3 <<<"$new" | tr '\n' ' ')"
+	fi
+}
+
+for b in $bases; do
+	check_base "$b"
 done
-new=$(comm -13 "${w1[0]}" "${w1[1]}")
-if [ -z "$new" ]; then
-	echo "PASS kernel.w1.no_new_warnings_fs_ext4_ext2"
-else
-	echo "FAIL kernel.w1.no_new_warnings_fs_ext4_ext2: $(head -n 3 <<<"$new" | tr '\n' ' ')"
-fi

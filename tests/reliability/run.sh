@@ -19,6 +19,10 @@
 #
 #   tests/reliability/run.sh
 #
+# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default
+# "6.1 6.12"); test names are reliability.BASE.*, e.g.
+# reliability.6.12.ext4.random_ops.preexisting_owner_kept.
+#
 # Environment (docs/reliability.md):
 #   EXTOWN_RELIABILITY_OPS      operations per image in random_ops (10000)
 #   EXTOWN_RELIABILITY_SEED     base seed (20261203); powercut iteration i
@@ -56,12 +60,18 @@ NEW_UID=3000 NEW_GID=3001
 harness_init reliability reliability
 
 # --- kernels, workload program, images, initramfs -----------------------
+bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
 declare -A kernel
-for v in patched patched-ext4-for-ext2; do
-	kernel[$v]=$("$top/tools/kernel/build-kernel.sh" "$v" | tail -n 1) ||
-		harness_fail "tools/kernel/build-kernel.sh $v failed (see its messages)"
-	[ -f "${kernel[$v]}" ] || harness_fail "build-kernel.sh $v gave no bzImage"
+for b in $bases; do
+	for v in patched patched-ext4-for-ext2; do
+		kernel[$b/$v]=$("$top/tools/kernel/build-kernel.sh" --base "$b" "$v" | tail -n 1) ||
+			harness_fail "tools/kernel/build-kernel.sh --base $b $v failed (see its messages)"
+		[ -f "${kernel[$b/$v]}" ] || harness_fail "build-kernel.sh --base $b $v gave no bzImage"
+	done
 done
+# the base the functions below run on
+base=''
+
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/randops" \
 	"$top/tests/reliability/randops.c" || harness_fail "cannot build tests/reliability/randops.c"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
@@ -84,7 +94,7 @@ dmesg_check() { # NAME DMESG_FILE
 # random_ops KERNEL "LABEL:IMAGE:FSTYPE"...
 random_ops() {
 	local k=$1 spec label image fstype letter=b rc=0 args="run" disks=() specs=("${@:2}")
-	local dir=$work/ops-$k
+	local dir=$work/$base/ops-$k
 	mkdir -p "$dir"
 	for spec in "${specs[@]}"; do
 		IFS=: read -r label image fstype <<<"$spec"
@@ -93,9 +103,9 @@ random_ops() {
 		args+=",$label:/dev/vd$letter:$fstype:$seed:$ops"
 		letter=$(tr 'a-y' 'b-z' <<<"$letter")
 	done
-	log "random_ops on $k: ${specs[*]}, $ops operations each, seed $seed"
+	log "$base: random_ops on $k: ${specs[*]}, $ops operations each, seed $seed"
 	"$top/tools/vm/run-vm.sh" --out "$dir/vm" --args "$args" \
-		"${kernel[$k]}" "$work/initramfs.cpio.gz" "${disks[@]}" 900 >/dev/null || rc=$?
+		"${kernel[$base/$k]}" "$work/initramfs.cpio.gz" "${disks[@]}" 900 >/dev/null || rc=$?
 	local g=$dir/vm/guest/guest
 	if [ ! -s "$g/results" ]; then
 		echo "FAIL reliability.random_ops.$k.guest_ran: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
@@ -114,8 +124,6 @@ random_ops() {
 	log "random_ops on $k took $(cat "$dir/vm/boot-seconds" 2>/dev/null) s of VM time"
 }
 
-random_ops patched ext4:ext4:ext4 ext3:ext3:ext3 ext2:ext2:ext2
-random_ops patched-ext4-for-ext2 ext2_by_ext4:ext2:ext2
 
 # The host-side checker itself: on a copy of the ext4 result, change the
 # on-disk owner of one pre-existing inode (/file) and of one new inode the
@@ -123,7 +131,7 @@ random_ops patched-ext4-for-ext2 ext2_by_ext4:ext2:ext2
 # checks notice.
 checker_selftest() {
 	local img=$work/checker.img new ino out
-	cp --sparse=always "$work/ops-patched/ext4.img" "$img" 2>/dev/null || {
+	cp --sparse=always "$work/$base/ops-patched/ext4.img" "$img" 2>/dev/null || {
 		echo "FAIL reliability.checker.detects_wrong_owners: no ext4 result image to test with"
 		return 0
 	}
@@ -143,7 +151,6 @@ checker_selftest() {
 		echo "FAIL reliability.checker.detects_wrong_owners: changed inodes $ino and $new, checker said: $(tr '\n' ' ' <<<"$out")"
 	fi
 }
-checker_selftest
 
 # --- 2. power cut -----------------------------------------------------------
 # A deterministic delay in milliseconds for iteration I: 500..MAX_DELAY*1000.
@@ -153,14 +160,14 @@ delay_ms() {
 
 powercut() { # ITERATION
 	local i=$1 s=$((seed + $1)) name="reliability.powercut.ext4.iter$1"
-	local dir=$work/powercut/$1 img pid qpid waited=0 rc=0 ms recovery
+	local dir=$work/$base/powercut/$1 img pid qpid waited=0 rc=0 ms recovery
 	mkdir -p "$dir"
 	img=$dir/ext4.img
 	cp --sparse=always "$work/images/ext4.img" "$img"
 	ms=$(delay_ms "$s")
 	"$top/tools/vm/run-vm.sh" --out "$dir/vm1" --pidfile "$dir/qemu.pid" \
 		--args "powercut,pc:/dev/vdb:ext4:$s:0" \
-		"${kernel[patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm1.err" &
+		"${kernel[$base/patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm1.err" &
 	pid=$!
 	# Wait for the workload to start (a line on the serial console).
 	until grep -q EXTOWN-RANDOPS-START "$dir/vm1/serial.log" 2>/dev/null; do
@@ -200,7 +207,7 @@ powercut() { # ITERATION
 	# Second boot: mount (journal replay), look, unmount.
 	rc=0
 	"$top/tools/vm/run-vm.sh" --out "$dir/vm2" --args "replay,pc:/dev/vdb:ext4:0:0" \
-		"${kernel[patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm2.err" || rc=$?
+		"${kernel[$base/patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm2.err" || rc=$?
 	local g=$dir/vm2/guest/guest
 	if [ ! -s "$g/results" ]; then
 		echo "FAIL $name.replay_boot: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm2/serial.log" 2>/dev/null | tr '\n' ' ')"
@@ -211,13 +218,20 @@ powercut() { # ITERATION
 	rel_check_image "$name" "$img" "$work/images/ext4.img.manifest" "$NEW_UID" "$NEW_GID" 0
 }
 
-log "powercut: $iterations iteration(s), kill 0.5..$max_delay s into the workload"
-for ((i = 1; i <= iterations; i++)); do
-	powercut "$i"
+for base in $bases; do
+	{
+		random_ops patched ext4:ext4:ext4 ext3:ext3:ext3 ext2:ext2:ext2
+		random_ops patched-ext4-for-ext2 ext2_by_ext4:ext2:ext2
+		checker_selftest
+		log "$base: powercut: $iterations iteration(s), kill 0.5..$max_delay s into the workload"
+		for ((i = 1; i <= iterations; i++)); do
+			powercut "$i"
+		done
+		if [ "$iterations" -gt 0 ]; then
+			log "$base: powercut: journal needed recovery in $(cat "$work/$base"/powercut/*/needs-recovery 2>/dev/null | grep -c yes || true) of $iterations iterations"
+		fi
+	} | sed -u "s/^\(PASS\|FAIL\|SKIP\) reliability\./\1 reliability.$base./"
 done
-if [ "$iterations" -gt 0 ]; then
-	log "powercut: journal needed recovery in $(cat "$work"/powercut/*/needs-recovery 2>/dev/null | grep -c yes || true) of $iterations iterations"
-fi
 
 if [ -n "${EXTOWN_KEEP:-}" ]; then
 	log "work directory kept: $work"

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The kernel tests (K1-K13 of shared/design/semantics.md) on real kernels:
-# builds the patched, the patched-with-ext4-for-ext2 and the unpatched
-# kernel, boots each in qemu with copies of the test images, runs
+# The kernel tests (K1-K13 of shared/design/semantics.md, and uid= under an
+# idmapped bind mount) on real kernels, for each base (6.1, 6.12): builds
+# the patched, the patched-with-ext4-for-ext2 and the unpatched kernel,
+# boots each in qemu with copies of the test images, runs
 # tests/vm/ktests-guest.sh inside, then checks the images on the host
 # with debugfs and e2fsck after the VM has stopped.
 #
 #   tests/vm/run-ktests.sh
 #
+# EXTOWN_KERNEL_BASES: the bases (default "6.1 6.12").
 # Prints one "PASS name" / "FAIL name: why" line per test, named
-# KERNEL/LABEL.Kn.what. Exit status 0 whatever the tests say, 1 only when
+# BASE/KERNEL/LABEL.Kn.what. Exit status 0 whatever the tests say, 1 only when
 # the harness itself broke (that is reported as a FAIL line too).
 # EXTOWN_KEEP=1 keeps the work directory (images, VM logs) for a look.
 set -euo pipefail
@@ -23,14 +25,18 @@ harness_init run-ktests ktests
 # suite_plain adds to it.
 plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)
 
+bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
+
 # --- kernels, tool, images, initramfs ---------------------------------
 declare -A kernel
-for v in patched patched-ext4-for-ext2 unpatched; do
-	s=$SECONDS
-	if ! kernel[$v]=$("$top/tools/kernel/build-kernel.sh" "$v" | tail -n 1); then
-		harness_fail "tools/kernel/build-kernel.sh $v failed (see its messages above)"
-	fi
-	log "kernel $v: ${kernel[$v]} ($((SECONDS - s)) s)"
+for b in $bases; do
+	for v in patched patched-ext4-for-ext2 unpatched; do
+		s=$SECONDS
+		if ! kernel[$b/$v]=$("$top/tools/kernel/build-kernel.sh" --base "$b" "$v" | tail -n 1); then
+			harness_fail "tools/kernel/build-kernel.sh --base $b $v failed (see its messages above)"
+		fi
+		log "kernel $b/$v: ${kernel[$b/$v]} ($((SECONDS - s)) s)"
+	done
 done
 
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/vmtool" "$top/tests/vm/vmtool.c" ||
@@ -106,40 +112,42 @@ check_image() {
 
 # --- the runs ------------------------------------------------------------
 all="override+split_ids+bad_values+quota"
-log "VM: patched kernel (ext4, ext3, ext2 driver)"
-run_vm patched patched \
-	"ext4:ext4:ext4:$all" \
-	"ext3:ext3:ext3:$all" \
-	"ext2:ext2:ext2:$all" \
-	"quota:ext4-quota:ext4:quota_feature" \
-	"plain4:ext4:ext4:plain" \
-	"plain2:ext2:ext2:plain"
-for l in ext4 ext3 ext2; do
-	check_image patched "$l" "$l" preserved created
-done
-check_image patched quota ext4-quota preserved nothing-created
-check_image patched plain4 ext4 changed created
-check_image patched plain2 ext2 changed created
+for b in $bases; do
+	log "VM: $b: patched kernel (ext4, ext3, ext2 driver)"
+	run_vm "$b/patched" patched \
+		"ext4:ext4:ext4:idmap+$all" \
+		"ext3:ext3:ext3:idmap+$all" \
+		"ext2:ext2:ext2:$all" \
+		"quota:ext4-quota:ext4:quota_feature" \
+		"plain4:ext4:ext4:plain" \
+		"plain2:ext2:ext2:plain"
+	for l in ext4 ext3 ext2; do
+		check_image "$b/patched" "$l" "$l" preserved created
+	done
+	check_image "$b/patched" quota ext4-quota preserved nothing-created
+	check_image "$b/patched" plain4 ext4 changed created
+	check_image "$b/patched" plain2 ext2 changed created
 
-log "VM: patched kernel with ext4 serving ext2 (Debian's configuration)"
-run_vm patched-ext4-for-ext2 patched \
-	"ext2e4:ext2:ext2:override+split_ids+bad_values+quota" \
-	"plain2:ext2:ext2:plain"
-check_image patched-ext4-for-ext2 ext2e4 ext2 preserved created
-check_image patched-ext4-for-ext2 plain2 ext2 changed created
+	log "VM: $b: patched kernel with ext4 serving ext2 (Debian's configuration)"
+	run_vm "$b/patched-ext4-for-ext2" patched \
+		"ext2e4:ext2:ext2:override+split_ids+bad_values+quota" \
+		"plain2:ext2:ext2:plain"
+	check_image "$b/patched-ext4-for-ext2" ext2e4 ext2 preserved created
+	check_image "$b/patched-ext4-for-ext2" plain2 ext2 changed created
 
-log "VM: unpatched kernel"
-run_vm unpatched unpatched \
-	"plain4:ext4:ext4:plain" \
-	"plain2:ext2:ext2:plain"
-check_image unpatched plain4 ext4 changed created
-check_image unpatched plain2 ext2 changed created
+	log "VM: $b: unpatched kernel"
+	run_vm "$b/unpatched" unpatched \
+		"plain4:ext4:ext4:plain" \
+		"plain2:ext2:ext2:plain"
+	check_image "$b/unpatched" plain4 ext4 changed created
+	check_image "$b/unpatched" plain2 ext2 changed created
 
-# K11: no options, same workload -> same inodes on disk with and without
-# the patches.
-for l in plain4 plain2; do
-	ondisk_compare "patched-vs-unpatched/$l" "$work/patched/$l.img" "$work/unpatched/$l.img" \
-		"${plain_paths[@]}"
+	# K11: no options, same workload -> same inodes on disk with and without
+	# the patches.
+	for l in plain4 plain2; do
+		ondisk_compare "$b/patched-vs-unpatched/$l" "$work/$b/patched/$l.img" "$work/$b/unpatched/$l.img" \
+			"${plain_paths[@]}"
+	done
 done
 
 if [ -n "${EXTOWN_KEEP:-}" ]; then

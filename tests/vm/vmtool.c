@@ -13,6 +13,12 @@
  *   vmtool defacl DIR UID               a default ACL on DIR with a named
  *                                       entry for UID (files created in DIR
  *                                       then get an access ACL: an xattr)
+ *   vmtool idmap SRC DIR MAP            an idmapped bind mount of SRC on DIR
+ *                                       (open_tree + mount_setattr
+ *                                       MOUNT_ATTR_IDMAP + move_mount);
+ *                                       MAP "A:B:N[,A:B:N...]" is written as
+ *                                       "A B N" lines to the uid_map and
+ *                                       gid_map of a new user namespace
  *
  * Exit status: 0 on success, 1 when the call failed (errno name printed),
  * 2 on usage errors.
@@ -24,7 +30,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
@@ -39,6 +48,80 @@ static int report(int ret)
 	}
 	printf("%s\n", strerrorname_np(errno));
 	return 1;
+}
+
+/* Write MAP ("A:B:N,...") as "A B N" lines to /proc/PID/FILE */
+static int write_map(pid_t pid, const char *file, const char *map)
+{
+	char path[64], buf[512];
+	size_t i, n = 0;
+	int fd, ok;
+
+	for (i = 0; map[i] && n < sizeof(buf) - 2; i++)
+		buf[n++] = map[i] == ':' ? ' ' : map[i] == ',' ? '\n' : map[i];
+	buf[n++] = '\n';
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, file);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return -1;
+	ok = write(fd, buf, n) == (ssize_t)n;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+static int do_idmap(const char *src, const char *dir, const char *map)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+	int ready[2], done[2], ret = -1, saved = 0, tree = -1, ns = -1;
+	char path[64], c;
+	pid_t pid;
+
+	if (pipe(ready) || pipe(done))
+		return report(-1);
+	pid = fork();
+	if (pid < 0)
+		return report(-1);
+	if (pid == 0) {
+		close(ready[0]);
+		close(done[1]);
+		c = unshare(CLONE_NEWUSER) ? 'E' : 'U';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		/* stay in the namespace until the parent has its fd */
+		if (read(done[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(done[0]);
+	if (read(ready[0], &c, 1) != 1 || c != 'U') {
+		errno = EPERM;
+		goto out;
+	}
+	if (write_map(pid, "uid_map", map) || write_map(pid, "setgroups", "deny") ||
+	    write_map(pid, "gid_map", map))
+		goto out;
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		goto out;
+	tree = open_tree(AT_FDCWD, src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		goto out;
+	attr.userns_fd = ns;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)))
+		goto out;
+	ret = move_mount(tree, "", AT_FDCWD, dir, MOVE_MOUNT_F_EMPTY_PATH);
+out:
+	saved = errno;
+	if (tree >= 0)
+		close(tree);
+	if (ns >= 0)
+		close(ns);
+	close(done[1]);
+	waitpid(pid, NULL, 0);
+	errno = saved;
+	return report(ret);
 }
 
 static int do_tmpfile(const char *dir, const char *name)
@@ -118,7 +201,7 @@ static int do_runas(char **argv)
 
 static int usage(void)
 {
-	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access|defacl ...\n",
+	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access|defacl|idmap ...\n",
 	      stderr);
 	return 2;
 }
@@ -143,5 +226,7 @@ int main(int argc, char **argv)
 		return do_access(argv[2], argv[3]);
 	if (strcmp(cmd, "defacl") == 0 && argc == 4)
 		return do_defacl(argv[2], argv[3]);
+	if (strcmp(cmd, "idmap") == 0 && argc == 5)
+		return do_idmap(argv[2], argv[3], argv[4]);
 	return usage();
 }

@@ -1,31 +1,45 @@
 #!/usr/bin/env bash
-# Build an extown test kernel (bzImage) from Debian's linux-source-6.1.
+# Build an extown test kernel (bzImage) from Debian's linux-source-6.1 or
+# linux-source-6.12.
 #
-#   tools/kernel/build-kernel.sh [--w1] VARIANT
+#   tools/kernel/build-kernel.sh [--base 6.1|6.12] [--w1] VARIANT
+#
+# --base: which Debian kernel source and which series of kernel-patches/
+# (kernel-patches/BASE/series); default 6.1 (EXTOWN_KERNEL_BASE overrides
+# the default):
+#   6.1    /usr/src/linux-source-6.1.tar.xz  (Linux 6.1.192)
+#   6.12   /usr/src/linux-source-6.12.tar.xz (Linux 6.12.118)
 #
 # VARIANT:
-#   unpatched             Linux 6.1.192 as Debian ships it, EXT2_FS=y
-#   patched               + kernel-patches/series applied, EXT2_FS=y
-#   patched-ext4-for-ext2 + kernel-patches/series, EXT2_FS off and
+#   unpatched             the base as Debian ships it, EXT2_FS=y
+#   patched               + kernel-patches/BASE/series applied, EXT2_FS=y
+#   patched-ext4-for-ext2 + kernel-patches/BASE/series, EXT2_FS off and
 #                         EXT4_USE_FOR_EXT2=y (Debian's configuration)
 #
-# Everything lives in ${EXTOWN_CACHE:-/var/cache/extown}, outside the clone:
-#   src/                 our own git checkout of the tarball (tag "base",
-#                        branch "extown-patched" = base + the series)
-#   build/VARIANT/       the out-of-tree (O=) build directory
-#   ccache/              ccache directory (CCACHE_MAXSIZE, default 5G)
-#   out/VARIANT/bzImage  the result; out/VARIANT/key is the hash of the
-#                        inputs it was built from (series + patches +
-#                        config fragments + this script); a matching key
-#                        skips all work
-#   out/VARIANT/build.log the last build's make output
+# Everything lives in ${EXTOWN_CACHE:-/var/cache/extown}, outside the clone,
+# one directory per base (BASE = 6.1, 6.12):
+#   BASE/src/              our own git checkout of the tarball (tag "base",
+#                          branch "extown-patched" = base + the series)
+#   BASE/build/CONFIG/     the out-of-tree (O=) build directory, one per
+#                          configuration: "default" is shared by unpatched
+#                          and patched (the same .config; switching between
+#                          them recompiles only what the series touches),
+#                          "ext4-for-ext2" for patched-ext4-for-ext2
+#   ccache/                ccache directory shared by all bases
+#                          (CCACHE_MAXSIZE, default 5G; EXTOWN_CCACHE_DIR
+#                          overrides the directory, e.g. for a cold build)
+#   BASE/out/VARIANT/bzImage  the result; BASE/out/VARIANT/key is the hash
+#                          of the inputs it was built from (series +
+#                          patches + config fragments + this script); a
+#                          matching key skips all work
+#   BASE/out/VARIANT/build.log the last build's make output
 # The path of bzImage is the last line printed on stdout.
 #
 # --w1: rebuild the fs/ext4 and fs/ext2 objects of VARIANT with W=1 and
-# save the compiler warnings to out/VARIANT/w1-warnings.txt (full make
-# output in out/VARIANT/w1.log; w1-warnings.nolines.txt has the line
-# numbers stripped); that file's path is the last stdout line. Compare
-# patched vs unpatched with diff of the .nolines files.
+# save the compiler warnings to BASE/out/VARIANT/w1-warnings.txt (full make
+# output in w1.log; w1-warnings.nolines.txt has the line numbers
+# stripped); that file's path is the last stdout line. Compare patched vs
+# unpatched with diff of the .nolines files.
 #
 # Exit status: 0 ok, 1 patches do not apply / build failed / config lacks
 # requested symbols, 2 usage.
@@ -34,10 +48,6 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${EXTOWN_CACHE:-/var/cache/extown}
-tarball=${EXTOWN_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-kversion="Linux 6.1.192 (Debian linux-source-6.1)"
-patchdir=$top/kernel-patches
-src=$cache/src
 jobs=$(nproc)
 
 log() { echo "build-kernel: $*" >&2; }
@@ -46,35 +56,68 @@ die() {
 	exit 1
 }
 usage() {
-	echo "usage: $0 [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
+	echo "usage: $0 [--base 6.1|6.12] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
 	exit 2
 }
 
 w1=no
-if [ "${1:-}" = --w1 ]; then
-	w1=yes
+base=${EXTOWN_KERNEL_BASE:-6.1}
+while [ $# -gt 1 ]; do
+	case $1 in
+	--w1) w1=yes ;;
+	--base)
+		base=${2:-}
+		shift
+		;;
+	--base=*) base=${1#--base=} ;;
+	*) usage ;;
+	esac
 	shift
-fi
+done
 [ $# -eq 1 ] || usage
 variant=$1
+case $base in
+6.1)
+	tarball=${EXTOWN_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+	kversion="Linux 6.1.192 (Debian linux-source-6.1)"
+	;;
+6.12)
+	tarball=${EXTOWN_KERNEL_TARBALL_612:-/usr/src/linux-source-6.12.tar.xz}
+	kversion="Linux 6.12.118 (Debian linux-source-6.12)"
+	;;
+*)
+	echo "build-kernel: unknown base '$base' (6.1 or 6.12)" >&2
+	usage
+	;;
+esac
 case $variant in
 unpatched | patched)
 	fragments=("$here/extown.config")
+	config_name=default
 	;;
 patched-ext4-for-ext2)
 	fragments=("$here/extown.config" "$here/ext4-for-ext2.config")
+	config_name=ext4-for-ext2
 	;;
 *) usage ;;
 esac
+# Symbols that differ between the bases (applied after the others).
+if [ -f "$here/extown-$base.config" ]; then
+	fragments+=("$here/extown-$base.config")
+fi
+patchdir=$top/kernel-patches/$base
+src=$cache/$base/src
 
 # The Debian packages it needs (a no-op when they are installed).
 "$top/tools/install-deps.sh" >&2
 
-build=$cache/build/$variant
-out=$cache/out/$variant
+[ -f "$tarball" ] || die "$tarball is missing (apt-get install linux-source-$base)"
+
+build=$cache/$base/build/$config_name
+out=$cache/$base/out/$variant
 mkdir -p "$cache" "$build" "$out"
 
-export CCACHE_DIR=$cache/ccache
+export CCACHE_DIR=${EXTOWN_CCACHE_DIR:-$cache/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 # Do not let the absolute source path defeat ccache hits between variants.
 export CCACHE_BASEDIR=$cache
@@ -98,12 +141,12 @@ series_patches() {
 mapfile -t patches < <(series_patches)
 if [ "$variant" != unpatched ] && [ ${#patches[@]} -eq 0 ]; then
 	log "WARNING: ****************************************************"
-	log "WARNING: kernel-patches/series is missing or empty:"
+	log "WARNING: kernel-patches/$base/series is missing or empty:"
 	log "WARNING: variant '$variant' is built WITHOUT any extown patch"
 	log "WARNING: ****************************************************"
 fi
 for p in "${patches[@]}"; do
-	[ -f "$patchdir/$p" ] || die "kernel-patches/series names $p, which does not exist"
+	[ -f "$patchdir/$p" ] || die "kernel-patches/$base/series names $p, which does not exist"
 done
 
 # Hash of everything the result depends on.
@@ -118,7 +161,7 @@ series_hash() {
 }
 input_key() {
 	{
-		echo "variant $variant"
+		echo "base $base variant $variant"
 		echo "tarball $(basename "$tarball") $(stat -c %s "$tarball")"
 		if [ "$variant" != unpatched ]; then
 			echo "series $(series_hash)"
