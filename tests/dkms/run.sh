@@ -295,7 +295,7 @@ else
 	# hardware says nothing about the guest's). In the guest, the rebuild
 	# after `apt-get purge extown-dkms` takes the modules of its own
 	# hardware (virtio, ext4), as on an installed machine: MODULES=most
-	# under TCG took over 10 minutes there.
+	# under TCG took over 8 minutes there.
 	printf '# tests/dkms: the guest'"'"'s own hardware\nMODULES=dep\n' \
 		>"$root/etc/initramfs-tools/conf.d/zz-extown-dkms-test.conf"
 	for ((i = ${#mounted[@]} - 1; i >= 1; i--)); do umount "${mounted[i]}"; done
