@@ -4,14 +4,16 @@
 # Runs INSIDE the stock-kernel guest of tests/dkms/run.sh (booted by
 # tools/vm/boot-stock.sh), as root, from extown-dkms-test.service.
 #
-# Kernel command line extown.args=PHASE:
+# Kernel command line extown.args=PHASE[,purge]:
 #   boot       only the boot checks (timing of a stock boot)
 #   install    `apt-get install /root/extown-debs/*.deb` in the guest: the
 #              DKMS build under TCG, timed (not in CI; docs/packaging.md)
 #   patched    extown and extown-dkms installed: the patched module serves
-#              /, a uid= mount of /dev/vdc, then `apt-get purge extown-dkms`
-#   stock      after that purge and a reboot: the stock module is back, then
-#              `apt-get purge extown`, and a plain mount of /dev/vdc
+#              /, a uid= mount of /dev/vdc; with ",purge" then `apt-get
+#              purge extown-dkms`: no module left, every initramfs stock
+#   stock      after that purge and a reboot: the stock module is back, the
+#              helper's idmapped fallback; with ",purge" then `apt-get purge
+#              extown`, and a plain mount of /dev/vdc
 # /dev/vdc: a small ext4 filesystem whose files belong to 1234:1234
 # (tests/dkms/run.sh checks what the guest wrote there with debugfs).
 #
@@ -26,10 +28,11 @@ mkdir -p "$out"
 exec >"$out/log" 2>&1
 results=$out/results
 : >"$results"
-phase=boot
+phase=boot purge=no
 for w in $(</proc/cmdline); do
 	case $w in extown.args=*) phase=${w#extown.args=} ;; esac
 done
+case $phase in *,purge) phase=${phase%,purge} purge=yes ;; esac
 # progress on the console (the serial log on the host)
 say() { echo "extown-dkms-test: $phase: $*" >/dev/console 2>/dev/null || true; }
 pass() { echo "PASS dkms.$phase.$1" >>"$results"; }
@@ -77,6 +80,56 @@ feature=/sys/fs/ext4/features/uid_gid_override
 mkdir -p /mnt/t
 stick=/dev/vdc
 
+# purge_dkms: `apt-get purge extown-dkms`: DKMS removes the module of
+# every kernel, each initramfs is rebuilt with the in-tree ext4.ko
+purge_dkms() {
+	local start=$SECONDS left i bad=''
+	say "apt-get purge -y extown-dkms"
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown-dkms >"$out/purge-dkms.log" 2>&1; then
+		pass purge_extown_dkms
+	else
+		fail purge_extown_dkms "apt-get purge -y extown-dkms failed: $(tail -n 3 "$out/purge-dkms.log" | tr '\n' ' ')"
+	fi
+	echo "apt-get purge extown-dkms: $((SECONDS - start)) s" >>"$out/timings"
+	left=$(find /lib/modules/*/updates -name 'ext4.ko*' 2>/dev/null)
+	check purge_removes_module "left: $left" test -z "$left"
+	for i in /boot/initrd.img-*; do
+		lsinitramfs "$i" >"$out/initramfs-after-${i##*/}.list" 2>&1
+		grep -q "lib/modules/${i#/boot/initrd.img-}/kernel/fs/ext4/ext4.ko" "$out/initramfs-after-${i##*/}.list" &&
+			! grep -q "updates/dkms/ext4.ko" "$out/initramfs-after-${i##*/}.list" ||
+			bad+="$i: $(grep -o 'lib/modules/[^ ]*/ext4.ko[^ ]*' "$out/initramfs-after-${i##*/}.list" | tr '\n' ' ') "
+	done
+	check purge_initramfs_stock_module "not the in-tree ext4.ko alone: $bad" test -z "$bad"
+}
+
+# purge_extown: `apt-get purge extown`: no helper, no rules, a plain mount
+# of /dev/vdc as before installation (on-disk owners, a new file root's)
+purge_extown() {
+	local left='' f status own
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown >"$out/purge-extown.log" 2>&1; then
+		pass purge_extown
+	else
+		fail purge_extown "apt-get purge -y extown failed: $(tail -n 3 "$out/purge-extown.log" | tr '\n' ' ')"
+	fi
+	for f in /usr/sbin/mount.ext[234] /usr/lib/udev/rules.d/*extown* /etc/extown.conf; do
+		if [ -e "$f" ] || [ -L "$f" ]; then left+="$f "; fi
+	done
+	check purge_leaves_no_helper_no_rules "left: $left" test -z "$left"
+	status=$(dpkg-query -W -f='${db:Status-Abbrev}' extown extown-dkms 2>&1 | tr '\n' ' ')
+	check purge_dpkg_knows_neither "dpkg-query: $status" eval '! dpkg-query -W extown extown-dkms >/dev/null 2>&1'
+	if mount "$stick" /mnt/t 2>"$out/mount.err"; then
+		pass plain_mount
+		own=$(stat -c %u:%g /mnt/t/file-1234 2>&1)
+		check plain_mount_disk_owner "file-1234 shows as $own" test "$own" = 1234:1234
+		echo 'plain' >/mnt/t/new-plain
+		own=$(stat -c %u:%g /mnt/t/new-plain 2>&1)
+		check plain_mount_new_file_root "new-plain shows as $own" test "$own" = 0:0
+		umount /mnt/t
+	else
+		fail plain_mount "mount $stick /mnt/t failed: $(cat "$out/mount.err")"
+	fi
+}
+
 case $phase in
 patched)
 	want=$(cat /usr/src/extown-*/VERSION 2>/dev/null)-extown
@@ -102,21 +155,7 @@ patched)
 		fail uid_mount "mount -o uid=1000,gid=1000 failed: $(cat "$out/mount.err")"
 	fi
 
-	# purge the module package: DKMS removes the module, the initramfs is
-	# rebuilt with the in-tree one
-	start=$SECONDS
-	say "apt-get purge -y extown-dkms"
-	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown-dkms >"$out/purge-dkms.log" 2>&1; then
-		pass purge_extown_dkms
-	else
-		fail purge_extown_dkms "apt-get purge -y extown-dkms failed: $(tail -n 3 "$out/purge-dkms.log" | tr '\n' ' ')"
-	fi
-	echo "apt-get purge extown-dkms: $((SECONDS - start)) s" >>"$out/timings"
-	left=$(find "/lib/modules/$kver/updates" -name 'ext4.ko*' 2>/dev/null)
-	check purge_removes_module "left: $left" test -z "$left"
-	lsinitramfs "/boot/initrd.img-$kver" >"$out/initramfs-after.list" 2>&1
-	check purge_initramfs_stock_module "the initramfs holds $(grep -o 'lib/modules/[^ ]*/ext4.ko[^ ]*' "$out/initramfs-after.list" | tr '\n' ' ')" \
-		eval 'grep -q "lib/modules/$kver/kernel/fs/ext4/ext4.ko" "$out/initramfs-after.list" && ! grep -q "updates/dkms/ext4.ko" "$out/initramfs-after.list"'
+	if [ "$purge" = yes ]; then purge_dkms; fi
 	;;
 stock)
 	check module_is_stock "/sys/module/ext4/version is '$version', modinfo: '$modfile' version '$modver'" \
@@ -142,31 +181,7 @@ stock)
 	fi
 	check helper_still_installed "extown was removed with extown-dkms" test -u /usr/sbin/mount.ext4
 
-	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown >"$out/purge-extown.log" 2>&1; then
-		pass purge_extown
-	else
-		fail purge_extown "apt-get purge -y extown failed: $(tail -n 3 "$out/purge-extown.log" | tr '\n' ' ')"
-	fi
-	left=''
-	for f in /usr/sbin/mount.ext[234] /usr/lib/udev/rules.d/*extown* /etc/extown.conf; do
-		if [ -e "$f" ] || [ -L "$f" ]; then left+="$f "; fi
-	done
-	check purge_leaves_no_helper_no_rules "left: $left" test -z "$left"
-	status=$(dpkg-query -W -f='${db:Status-Abbrev}' extown extown-dkms 2>&1 | tr '\n' ' ')
-	check purge_dpkg_knows_neither "dpkg-query: $status" eval '! dpkg-query -W extown extown-dkms >/dev/null 2>&1'
-
-	# a plain mount as before installation: the on-disk owners, a new file root's
-	if mount "$stick" /mnt/t 2>"$out/mount.err"; then
-		pass plain_mount
-		own=$(stat -c %u:%g /mnt/t/file-1234 2>&1)
-		check plain_mount_disk_owner "file-1234 shows as $own" test "$own" = 1234:1234
-		echo 'plain' >/mnt/t/new-plain
-		own=$(stat -c %u:%g /mnt/t/new-plain 2>&1)
-		check plain_mount_new_file_root "new-plain shows as $own" test "$own" = 0:0
-		umount /mnt/t
-	else
-		fail plain_mount "mount $stick /mnt/t failed: $(cat "$out/mount.err")"
-	fi
+	if [ "$purge" = yes ]; then purge_extown; fi
 	;;
 install)
 	start=$SECONDS

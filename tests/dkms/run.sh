@@ -19,16 +19,16 @@
 #    whose linux-source is of another version, with one message, building
 #    nothing.
 # 3. patched: the tree as a root disk (mkfs.ext4 -d), booted on Debian's
-#    6.1 kernel and initramfs (tools/vm/boot-stock.sh, TCG): / on the patched
-#    module with 0 failed units, the feature file, a uid= mount of a small
-#    ext4 disk, then `apt-get purge extown-dkms` in the guest. On the host:
-#    debugfs shows the guest's new file as 1000:1000 on disk.
-# 4. stock: the same disk booted again: the in-tree module, no feature
-#    file, `apt-get purge extown`: no helper, no rules, a plain mount as
-#    before.
-# 3 and 4 run for 6.1 (tests named dkms.6_1.*), then again on a fresh copy
-# of the installed disk for 6.12 (dkms.6_12.*) when kernel-patches/6.12
-# exists.
+#    6.1 kernel and initramfs (tools/vm/boot-stock.sh, TCG), then on its
+#    6.12 kernel (when kernel-patches/6.12 exists; tests named dkms.6_1.*,
+#    dkms.6_12.*): / on the patched module with 0 failed units, the
+#    feature file, a uid= mount of a small ext4 disk (one per kernel); the
+#    last boot then runs `apt-get purge extown-dkms` (no module left, every
+#    initramfs stock). On the host: debugfs shows the guest's new file as
+#    1000:1000 on disk.
+# 4. stock: the same disk booted again on each kernel: the in-tree module,
+#    no feature file, the helper's idmapped fallback; the last boot runs
+#    `apt-get purge extown`: no helper, no rules, a plain mount as before.
 #
 # stdout: one "PASS dkms.NAME" / "FAIL dkms.NAME: why" line per check,
 # nothing else; progress on stderr; logs in build/dkms/. Exit status 0
@@ -36,9 +36,9 @@
 # Needs root (chroot, mount), the network the first time (the stock tree).
 #
 # Cache (${EXTOWN_CACHE:-/var/cache/extown}/dkms/): the .debs keyed on the
-# git tree of HEAD; the root image after the chroot install, with the
-# results of the chroot checks, keyed on the .debs and the stock tree. A
-# warm run repeats only the two boots.
+# files of HEAD that go into them; the root image after the chroot install,
+# with the results of the chroot checks, keyed on the .debs, the guest
+# files, this script and the stock tree. A warm run repeats only the boots.
 #
 # Environment: EXTOWN_DKMS_BREAK=initramfs | version builds the package
 # with that part broken on purpose (no update-initramfs after DKMS; no
@@ -336,10 +336,12 @@ else
 	mv "$imgdir.tmp" "$imgdir"
 fi
 
-# ---- 3 and 4: the two boots, on each kernel DKMS built for -------------------
-# Each base boots its own copy of the installed root disk (the purge in the
-# first boot removes the modules of every kernel) and its own small ext4
-# disk, files of 1234:1234.
+# ---- 3 and 4: the boots, on each kernel DKMS built for ---------------------
+# One copy of the installed root disk, one small ext4 disk (files of
+# 1234:1234) per kernel. The patched module on each kernel in turn, the
+# last of them purges extown-dkms (which removes the module of every kernel
+# and rebuilds every initramfs); then the stock module on each kernel in
+# turn, the last purges extown and mounts plainly.
 # stick IMG: make it
 stick() {
 	rm -rf "$work/stick-tree"
@@ -352,13 +354,13 @@ stick() {
 # owner IMG PATH: uid:gid of PATH in IMG as debugfs reads it
 owner() { debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/.*User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1:\2/p'; }
 
-# boot B PHASE: boot B's root disk on B's kernel (B: 6_1, 6_12); print the
-# guest's lines, named dkms.B.PHASE.NAME
+# boot B PHASE[,purge]: boot the root disk on B's kernel (B: 6_1, 6_12)
+# with B's small disk; print the guest's lines, named dkms.B.PHASE.NAME
 boot() {
-	local b=$1 phase=$2 d=$work/vm-$1-$2 rc=0 start=$SECONDS
-	"$top/tools/vm/boot-stock.sh" --out "$d" --args "$phase" "${b/_/.}" "$work/root-$b.img" \
+	local b=$1 phase=${2%,purge} d=$work/vm-$1-${2%,purge} rc=0 start=$SECONDS
+	"$top/tools/vm/boot-stock.sh" --out "$d" --args "$2" "${b/_/.}" "$work/root.img" \
 		"$work/stick-$b.img" "$vm_timeout" >"$logs/boot-$b-$phase.out" 2>"$logs/boot-$b-$phase.err" || rc=$?
-	timing "boot $b $phase (run-vm total)" $((SECONDS - start))
+	timing "boot $b $2 (run-vm total)" $((SECONDS - start))
 	cp -r "$d" "$logs/vm-$b-$phase" 2>/dev/null || true
 	if [ ! -s "$d/guest/dkms/results" ]; then
 		fail "$b.$phase.guest_ran" "no results (boot-stock status $rc); serial log ends: $(tail -n 5 "$d/serial.log" 2>/dev/null | tr '\n' ' ')"
@@ -370,41 +372,49 @@ boot() {
 	done
 	check "$b.$phase.guest_finished" "boot-stock status $rc (see $logs/boot-$b-$phase.err)" test "$rc" -eq 0
 }
-# cycle B: the patched boot (uid= story, purge extown-dkms), the stock boot
-# (stock module, idmapped fallback, purge extown, plain mount), the disks
-cycle() {
-	local b=$1 o f
-	cp --sparse=always "$imgdir/root.img" "$work/root-$b.img"
+
+bases=()
+for k in "$k61" ${k612:+"$k612"}; do
+	b=$(base_of "$k")
+	[ "$b" = 6_1 ] || [ -f "$top/kernel-patches/6.12/series" ] || continue # no series, no boot
+	if grep -q "^PASS dkms.chroot_dkms_installed_$b" "$imgdir/chroot-results"; then
+		bases+=("$b")
+	else
+		for t in patched.guest_ran stock.guest_ran; do
+			fail "$b.$t" "not booted: DKMS installed no module for $k in the chroot"
+		done
+	fi
+done
+if [ ${#bases[@]} -eq 0 ]; then
+	timing "suite total" $((SECONDS - t0))
+	exit 0
+fi
+last=${bases[${#bases[@]} - 1]}
+cp --sparse=always "$imgdir/root.img" "$work/root.img"
+for b in "${bases[@]}"; do
+	p=''
+	[ "$b" != "$last" ] || p=,purge
 	stick "$work/stick-$b.img"
-	if boot "$b" patched; then
+	if boot "$b" "patched$p"; then
 		o=$(owner "$work/stick-$b.img" /new-by-guest)
 		check "$b.host_new_file_1000_on_disk" "debugfs: /new-by-guest is ${o:-missing} on disk" test "$o" = 1000:1000
 		o=$(owner "$work/stick-$b.img" /file-1234)
 		check "$b.host_old_file_keeps_owner" "debugfs: /file-1234 is ${o:-missing} on disk" test "$o" = 1234:1234
 	fi
-	if boot "$b" stock; then
+done
+for b in "${bases[@]}"; do
+	p=''
+	[ "$b" != "$last" ] || p=,purge
+	if boot "$b" "stock$p" && [ -n "$p" ]; then
 		o=$(owner "$work/stick-$b.img" /new-plain)
 		check "$b.host_plain_new_file_root" "debugfs: /new-plain is ${o:-missing} on disk" test "$o" = 0:0
 	fi
-	for f in stick root; do
-		if e2fsck -fn "$work/$f-$b.img" >"$logs/e2fsck-$b-$f.txt" 2>&1; then
-			pass "$b.host_${f}_fsck_clean"
-		else
-			fail "$b.host_${f}_fsck_clean" "e2fsck -fn: $(tail -n 1 "$logs/e2fsck-$b-$f.txt")"
-		fi
-	done
-	rm -f "$work/root-$b.img"
-}
-
-for k in "$k61" ${k612:+"$k612"}; do
-	b=$(base_of "$k")
-	[ "$b" = 6_1 ] || [ -f "$top/kernel-patches/6.12/series" ] || continue # no series, no boot
-	if ! grep -q "^PASS dkms.chroot_dkms_installed_$b" "$imgdir/chroot-results"; then
-		for t in patched.guest_ran stock.guest_ran; do
-			fail "$b.$t" "not booted: DKMS installed no module for $k in the chroot"
-		done
-		continue
+done
+for f in root "${bases[@]/#/stick-}"; do
+	if e2fsck -fn "$work/$f.img" >"$logs/e2fsck-$f.txt" 2>&1; then
+		pass "host_${f/-/_}_fsck_clean"
+	else
+		fail "host_${f/-/_}_fsck_clean" "e2fsck -fn: $(tail -n 1 "$logs/e2fsck-$f.txt")"
 	fi
-	cycle "$b"
 done
 timing "suite total" $((SECONDS - t0))
