@@ -40,9 +40,10 @@
 # with the results of the chroot checks, keyed on the .debs, the guest
 # files, this script and the stock tree. A warm run repeats only the boots.
 #
-# Environment: EXTOWN_DKMS_BREAK=initramfs | version builds the package
-# with that part broken on purpose (no update-initramfs after DKMS; no
-# MODULE_VERSION), to show which checks catch it. EXTOWN_DKMS_TIMEOUT: the
+# Environment: EXTOWN_DKMS_BREAK=initramfs | version | purge-running
+# builds the package with that part broken on purpose (no update-initramfs
+# after DKMS; no MODULE_VERSION; after a removal only the initramfs of the
+# running kernel rebuilt), to show which checks catch it. EXTOWN_DKMS_TIMEOUT: the
 # timeout of one boot in seconds (default 1500).
 set -euo pipefail
 
@@ -66,7 +67,7 @@ check() { # NAME WHY CMD...: PASS when CMD succeeds
 
 [ "$(id -u)" -eq 0 ] || harness_fail "must run as root (chroot, mount)"
 break_what=${EXTOWN_DKMS_BREAK:-}
-case $break_what in '' | initramfs | version) ;; *) harness_fail "EXTOWN_DKMS_BREAK must be initramfs or version" ;; esac
+case $break_what in '' | initramfs | version | purge-running) ;; *) harness_fail "EXTOWN_DKMS_BREAK must be initramfs, version or purge-running" ;; esac
 vm_timeout=${EXTOWN_DKMS_TIMEOUT:-1500}
 "$top/tools/install-deps-packaging.sh" >&2 || harness_fail "tools/install-deps-packaging.sh failed"
 "$top/tools/install-deps.sh" >&2 || harness_fail "tools/install-deps.sh failed"
@@ -125,6 +126,11 @@ else
 		log "BROKEN ON PURPOSE: no MODULE_VERSION"
 		sed -i '/^MODULE_VERSION/d' "$src/dkms/extown-version.c"
 		;;
+	purge-running)
+		log "BROKEN ON PURPOSE: after a removal only the running kernel's initramfs is rebuilt"
+		sed -i '/^depmod -a/i [ "$kver" = "$(uname -r)" ] || ls /lib/modules/"$kver"/updates/dkms/ext4.ko* >/dev/null 2>&1 || exit 0' \
+			"$src/dkms/extown-initramfs"
+		;;
 	esac
 	start=$SECONDS
 	if (cd "$src" && dpkg-buildpackage -us -uc -b) >"$logs/build.log" 2>&1; then
@@ -135,7 +141,9 @@ else
 		rm -f "$debdir.tmp"/*dbgsym*
 		mv "$debdir.tmp" "$debdir"
 		for old in "$cache"/debs-*; do
-			case $old in "$debdir" | *-broken-*) ;; *) rm -rf "$old" ;; esac
+			kind=good
+			case $old in *-broken-*) kind=${old##*-broken-} ;; esac
+			if [ "$old" != "$debdir" ] && [ "$kind" = "${break_what:-good}" ]; then rm -rf "$old"; fi
 		done
 		pass build
 	else
@@ -198,7 +206,7 @@ base_of() { if [ "$1" = "$k61" ]; then echo 6_1; else echo 6_12; fi; }
 img_key=$( (sha256sum "$deb" "$ddeb" "$top/tests/dkms/guest.sh" "$top/tests/dkms/extown-dkms-test.service" \
 	"$top/tools/vm/guest-write-results.sh" "${BASH_SOURCE[0]}" | cut -d' ' -f1
 	echo "$tree") | sha256sum | cut -c1-16)
-imgdir=$cache/img-$img_key
+imgdir=$cache/img-$img_key${break_what:+-broken-$break_what}
 if [ -f "$imgdir/complete" ]; then
 	log "cached installed root image $imgdir (the chroot checks below are its recorded results)"
 	cat "$imgdir/chroot-results"
@@ -321,8 +329,13 @@ else
 		>"$root/etc/initramfs-tools/conf.d/zz-extown-dkms-test.conf"
 	for ((i = ${#mounted[@]} - 1; i >= 1; i--)); do umount "${mounted[i]}"; done
 	mounted=("$root")
-	# kept for the next run (only a complete one); each boot below takes a copy
-	rm -rf "$cache"/img-*
+	# kept for the next run (only a complete one; one image of each kind,
+	# good or broken so); the boots below take a copy
+	for old in "$cache"/img-*; do
+		kind=good
+		case $old in *-broken-*) kind=${old##*-broken-} ;; esac
+		if [ "$kind" = "${break_what:-good}" ]; then rm -rf "$old"; fi
+	done
 	mkdir -p "$imgdir.tmp"
 	start=$SECONDS
 	mkfs.ext4 -q -F -L extown-dkms-root -d "$root" "$imgdir.tmp/root.img" 6G >&2 ||
