@@ -67,6 +67,7 @@ cd /opt/fstests || finish
 	echo "export FSTYP=ext4"
 	echo "export TEST_DEV=/dev/vdc TEST_DIR=/mnt/test"
 	echo "export SCRATCH_DEV=/dev/vdd SCRATCH_MNT=/mnt/scratch"
+	[ ! -f extown-kernel.config ] || echo "export KCONFIG_PATH=/opt/fstests/extown-kernel.config"
 	if [ "$mode" = uid ]; then
 		echo 'export MOUNT_OPTIONS="-o acl,user_xattr,uid=0,gid=0"'
 		echo 'export TEST_FS_MOUNT_OPTS="-o acl,user_xattr,uid=0,gid=0"'

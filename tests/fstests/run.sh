@@ -112,6 +112,13 @@ cp -a "$tree" "$root"
 mkdir -p "$root/opt/fstests"
 tar -C "$fst" --exclude=./.git --exclude=./results --exclude=./local.config -cf - . | tar -C "$root/opt/fstests" -xf -
 grep -v '^#' "$list" | grep . >"$root/opt/fstests/extown-list"
+# the kernel's .config, for the tests that read it (_require_kernel_config:
+# the quota tests); build-kernel.sh leaves it beside the bzImage
+if [ -f "$(dirname "$kernel")/config" ]; then
+	cp "$(dirname "$kernel")/config" "$root/opt/fstests/extown-kernel.config"
+else
+	log "no config beside $kernel: tests that read the kernel's config will not run"
+fi
 install -D -m 0755 "$top/tests/fstests/guest-init.sh" "$root/usr/local/lib/extown-fstests/init"
 install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
 size=$(du -sm "$root" | cut -f1)
