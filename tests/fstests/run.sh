@@ -16,7 +16,7 @@
 #   --kernel BZIMAGE   the kernel to boot (default: the bzImage printed by
 #                      tools/kernel/build-kernel.sh patched); e.g. a 6.12 one
 #   --list FILE        tests to run, one per line, # comments (default
-#                      tests/fstests/list)
+#                      tests/fstests/list; also list-users, list-quota)
 #   --runs "plain uid" which runs, in this order (default both)
 #   --budget MIN       per run: after MIN minutes check is sent SIGTERM,
 #                      finishes the test under way and writes its summary
@@ -30,6 +30,9 @@
 # results directory: check.log, check.time, ext4/*.out.bad, *.full, *.dmesg,
 # *.notrun), dmesg, init.log, local.config, serial.log, and summary (counts).
 # DIR/compare lists every test whose result differs between the runs.
+# The kernel's config (the file `config` beside BZIMAGE, where build-kernel.sh
+# leaves it) goes into the guest as fstests' KCONFIG_PATH: the quota tests
+# read it.
 # Needs root (chroot, images) and a Debian mirror the first time (the guest
 # tree, tests/fstests/mkroot.sh).
 set -euo pipefail
