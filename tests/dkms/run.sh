@@ -97,6 +97,16 @@ cleanup() {
 }
 trap cleanup EXIT
 t0=$SECONDS
+# prune_cache PREFIX [KEEP]: remove $cache/PREFIX-* of this run's kind (good,
+# or broken the same way), but KEEP; the other kind's caches stay
+prune_cache() {
+	local old kind
+	for old in "$cache/$1"-*; do
+		kind=good
+		case $old in *-broken-*) kind=${old##*-broken-} ;; esac
+		if [ "$old" != "${2:-}" ] && [ "$kind" = "${break_what:-good}" ]; then rm -rf "$old"; fi
+	done
+}
 timing() { echo "$1 $2" >>"$logs/timings"; log "$1: $2 s"; }
 
 # one run at a time: the caches below are replaced, not shared
@@ -140,11 +150,7 @@ else
 		cp "$work"/src/extown_*.deb "$work"/src/extown-dkms_*.deb "$debdir.tmp/"
 		rm -f "$debdir.tmp"/*dbgsym*
 		mv "$debdir.tmp" "$debdir"
-		for old in "$cache"/debs-*; do
-			kind=good
-			case $old in *-broken-*) kind=${old##*-broken-} ;; esac
-			if [ "$old" != "$debdir" ] && [ "$kind" = "${break_what:-good}" ]; then rm -rf "$old"; fi
-		done
+		prune_cache debs "$debdir"
 		pass build
 	else
 		fail build "dpkg-buildpackage -us -uc -b failed: $(grep -m 1 -iE 'error' "$logs/build.log" || tail -n 1 "$logs/build.log") (see $logs/build.log)"
@@ -200,6 +206,7 @@ log "stock tree $tree ($((SECONDS - t0)) s so far)"
 read -r _ k61 _ <<<"$(awk '$1 == "6.1"' "$tree/boot/extown-stock-kernels")"
 read -r _ k612 _ <<<"$(awk '$1 == "6.12"' "$tree/boot/extown-stock-kernels")"
 [ -n "$k61" ] || harness_fail "no 6.1 kernel in $tree/boot/extown-stock-kernels"
+kernels=("$k61" ${k612:+"$k612"})
 # base_of KERNEL-RELEASE: 6_1 or 6_12, as in the test names
 base_of() { if [ "$1" = "$k61" ]; then echo 6_1; else echo 6_12; fi; }
 
@@ -241,7 +248,7 @@ else
 	in_root dkms status >"$logs/dkms-status.txt" 2>&1 || true
 	# DKMS's own log of the build, and how long the build took (the first
 	# line of make.log is the start, the file's mtime the end)
-	for k in "$k61" ${k612:+"$k612"}; do
+	for k in "${kernels[@]}"; do
 		mlog=$(find "$root/var/lib/dkms/extown/$want/$k" -name make.log 2>/dev/null | head -n 1 || true)
 		[ -n "$mlog" ] || continue
 		cp "$mlog" "$logs/dkms-make-$k.log"
@@ -262,7 +269,7 @@ else
 	fi
 	# the module of each kernel DKMS built for: ours, for that kernel,
 	# chosen by modprobe, in that kernel's initramfs
-	for k in "$k61" ${k612:+"$k612"}; do
+	for k in "${kernels[@]}"; do
 		grep -qx "extown/$want, $k, x86_64: installed" "$logs/dkms-status.txt" || continue
 		b=$(base_of "$k")
 		mod=$(find "$root/lib/modules/$k/updates/dkms" -name 'ext4.ko*' 2>/dev/null | head -n 1 || true)
@@ -331,11 +338,7 @@ else
 	mounted=("$root")
 	# kept for the next run (only a complete one; one image of each kind,
 	# good or broken so); the boots below take a copy
-	for old in "$cache"/img-*; do
-		kind=good
-		case $old in *-broken-*) kind=${old##*-broken-} ;; esac
-		if [ "$kind" = "${break_what:-good}" ]; then rm -rf "$old"; fi
-	done
+	prune_cache img
 	mkdir -p "$imgdir.tmp"
 	start=$SECONDS
 	mkfs.ext4 -q -F -L extown-dkms-root -d "$root" "$imgdir.tmp/root.img" 6G >&2 ||
@@ -387,7 +390,7 @@ boot() {
 }
 
 bases=()
-for k in "$k61" ${k612:+"$k612"}; do
+for k in "${kernels[@]}"; do
 	b=$(base_of "$k")
 	[ "$b" = 6_1 ] || [ -f "$top/kernel-patches/6.12/series" ] || continue # no series, no boot
 	if grep -q "^PASS dkms.chroot_dkms_installed_$b" "$imgdir/chroot-results"; then
