@@ -2,20 +2,37 @@
 # Privilege tests of the mount helper (issue 5): as the unprivileged user
 # alice, through fstab "user" entries, setuid mount(8) and the setuid
 # mount.ext4, try every way we could think of to end up owning files as
-# another uid or gid. The attempts and their results are listed in
-# tests/privilege/guest.sh; this script builds the helper (configure
-# --prefix=/usr --sysconfdir=/etc, out of tree), boots the busybox test VM
-# on the `patched` kernel with two ext4 disks (a faked udev-tagged "stick"
-# and an untagged "internal" one), runs guest.sh, then checks on the host
-# with debugfs and e2fsck that every inode created during the attempts is
-# 1000:1000 on disk and the pre-existing ones kept their owners.
+# another uid or gid. Two VM runs:
+#
+# patched   the attempts of tests/privilege/guest.sh on the `patched`
+#           kernel (uid=/gid= in the kernel) with two ext4 disks (a faked
+#           udev-tagged "stick" and an untagged "internal" one); then the
+#           host checks with debugfs and e2fsck that every inode created
+#           during the attempts is 1000:1000 on disk and the pre-existing
+#           ones kept their owners.
+# fallback  tests/privilege/guest-fallback.sh on the `unpatched` kernel,
+#           where the helper gives ownership through an idmapped mount:
+#           the defects of issue 18 (a foreign /proc, inherited signal
+#           dispositions, the swap map, stacked mounts, symlinked mount
+#           points, a broken stderr, image files, few descriptors, the
+#           messages), names privilege.fallback.*; then the host reads
+#           with debugfs the on-disk owners of the files the guest created
+#           (they must be what the helper's message said) and checks that
+#           alice's diary on the "swap" stick is unchanged.
+#
+# The helper is built as it is installed (configure --prefix=/usr
+# --sysconfdir=/etc, out of tree).
 #
 #   tests/privilege/run.sh
 #
 # stdout: one "PASS name" / "FAIL name: why" per test; the rest on stderr.
-# EXTOWN_KEEP=1 keeps the work directory (its guest/guest/attempts file
-# lists every attempt with its exit status and message). Exit 0 whatever
-# the tests say, 1 when the harness broke ("FAIL privilege.harness: why").
+# EXTOWN_KEEP=1 keeps the work directory (its vm/guest/guest/attempts and
+# vm-fallback/guest/guest-fallback/attempts files list every attempt with
+# its exit status and message). EXTOWN_PRIVILEGE_SRC=TREE builds the helper
+# from another checkout (e.g. a `git worktree` of an older commit);
+# EXTOWN_PRIVILEGE_RUNS="patched fallback" (the default) picks the runs.
+# Exit 0 whatever the tests say, 1 when the harness broke
+# ("FAIL privilege.harness: why").
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -25,43 +42,113 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/harness.sh"
 harness_init privilege privilege
 
-kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
-	harness_fail "tools/kernel/build-kernel.sh patched failed"
-[ -f "$kernel" ] || harness_fail "build-kernel.sh gave no bzImage"
+src=${EXTOWN_PRIVILEGE_SRC:-$top}
+runs=${EXTOWN_PRIVILEGE_RUNS:-patched fallback}
+want_run() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf.
 build=$work/build
-harness_build_helper "$top" "$build"
+harness_build_helper "$src" "$build"
+[ "$src" = "$top" ] || log "helper built from $src ($(git -C "$src" rev-parse --short HEAD 2>/dev/null))"
 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$work/preload.so" \
 	"$top/tests/privilege/preload.c" || harness_fail "cannot build tests/privilege/preload.c"
-
+gcc -std=gnu11 -Wall -Wextra -Werror -O2 -o "$work/fbtool" "$top/tests/privilege/fbtool.c" ||
+	harness_fail "cannot build tests/privilege/fbtool.c"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
-cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
-cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
-"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/preload.so" \
-	"$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
-	harness_fail "tools/vm/mkinitramfs.sh failed"
 
-rc=0
-"$top/tools/vm/run-vm.sh" --out "$work/vm" "$kernel" "$work/initramfs.cpio.gz" \
-	"$work/stick.img" "$work/internal.img" 600 >/dev/null || rc=$?
-g=$work/vm/guest/guest
-if [ ! -s "$g/results" ]; then
-	echo "FAIL privilege.guest_ran: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$work/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
-	exit 0
-fi
-cat "$g/results"
-if [ "$rc" -eq 0 ] && [ -f "$work/vm/guest/DONE" ] && [ "$(cat "$g/rc")" = 0 ]; then
-	echo "PASS privilege.guest_finished"
-else
-	echo "FAIL privilege.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
-fi
-log "attempts (name | command | exit | mounted | message):"
-sed 's/^/    /' "$g/attempts" >&2
+# guest_results VMDIR SCRIPT PREFIX: the guest's test lines and whether it
+# finished; 1 when it wrote no results at all
+guest_results() {
+	local vm=$1 g=$1/guest/$2 prefix=$3 vrc=$4
+	if [ ! -s "$g/results" ]; then
+		echo "FAIL $prefix.guest_ran: no results (run-vm status $vrc); serial log ends: $(tail -n 5 "$vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		return 1
+	fi
+	cat "$g/results"
+	if [ "$vrc" -eq 0 ] && [ -f "$vm/guest/DONE" ] && [ "$(cat "$g/rc")" = 0 ]; then
+		echo "PASS $prefix.guest_finished"
+	else
+		echo "FAIL $prefix.guest_finished: run-vm status $vrc, guest script status $(cat "$g/rc" 2>/dev/null)"
+	fi
+	log "$2 attempts (name | command | exit | mounted | message):"
+	sed 's/^/    /' "$g/attempts" >&2
+	log "$2: VM run $(cat "$vm/boot-seconds" 2>/dev/null) s"
+}
 
-# Whatever alice did, every inode created on either disk is hers on disk.
-rel_check_image privilege.stick "$work/stick.img" "$work/images/ext4.img.manifest" 1000 1000 1
-rel_check_image privilege.internal "$work/internal.img" "$work/images/ext3.img.manifest" 1000 1000 0
+run_patched() {
+	local kernel rc=0
+	kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
+		harness_fail "tools/kernel/build-kernel.sh patched failed"
+	[ -f "$kernel" ] || harness_fail "build-kernel.sh gave no bzImage"
+	cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
+	cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
+	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/preload.so" \
+		"$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
+		harness_fail "tools/vm/mkinitramfs.sh failed"
+	"$top/tools/vm/run-vm.sh" --out "$work/vm" "$kernel" "$work/initramfs.cpio.gz" \
+		"$work/stick.img" "$work/internal.img" 600 >/dev/null || rc=$?
+	guest_results "$work/vm" guest privilege "$rc" || return 0
+	# Whatever alice did, every inode created on either disk is hers on disk.
+	rel_check_image privilege.stick "$work/stick.img" "$work/images/ext4.img.manifest" 1000 1000 1
+	rel_check_image privilege.internal "$work/internal.img" "$work/images/ext3.img.manifest" 1000 1000 0
+}
+
+# "UID GID" of PATH on IMG as debugfs reads it
+ondisk_owner() {
+	debugfs -R "stat $2" "$1" 2>/dev/null | awk '/^User:/ { print $2, $4; exit }'
+}
+
+run_fallback() {
+	local kernel rc=0 stage disk path uid gid name img got diary
+	kernel=$("$top/tools/kernel/build-kernel.sh" unpatched | tail -n 1) ||
+		harness_fail "tools/kernel/build-kernel.sh unpatched failed"
+	[ -f "$kernel" ] || harness_fail "build-kernel.sh unpatched gave no bzImage"
+	cp --sparse=always "$work/images/ext4.img" "$work/fb-stick.img"
+	# the "swap" stick: written by bob (X = 1001), with alice's own diary
+	stage=$work/swap-stage
+	mkdir -p "$stage"
+	printf "alice's diary\n" >"$stage/diary"
+	printf "bob's notes\n" >"$stage/bobs"
+	chmod 0600 "$stage/diary" "$stage/bobs"
+	chown 1000:1000 "$stage/diary"
+	chown 1001:1001 "$stage/bobs"
+	mkfs.ext4 -q -F -d "$stage" -E root_owner=1001:1001 -U 6a6b0e00-0000-4000-8000-000000000018 \
+		-L swap "$work/fb-swap.img" 32M || harness_fail "mkfs.ext4 of the swap stick failed"
+	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/fbtool" \
+		"$work/initramfs-fallback.cpio.gz" "$top/tests/privilege/guest-fallback.sh" >/dev/null ||
+		harness_fail "tools/vm/mkinitramfs.sh failed (fallback)"
+	"$top/tools/vm/run-vm.sh" --out "$work/vm-fallback" "$kernel" "$work/initramfs-fallback.cpio.gz" \
+		"$work/fb-stick.img" "$work/fb-swap.img" 900 >/dev/null || rc=$?
+	guest_results "$work/vm-fallback" guest-fallback privilege.fallback "$rc" || return 0
+	# what the helper said new files are written as, against the disk
+	while read -r disk path uid gid name; do
+		img=$work/fb-$disk.img
+		got=$(ondisk_owner "$img" "$path")
+		if [ -z "$got" ]; then
+			echo "FAIL privilege.fallback.$name: debugfs finds no $path on the $disk image"
+		elif [ "${got% *}" = "$uid" ] && { [ "$gid" = - ] || [ "${got#* }" = "$gid" ]; }; then
+			echo "PASS privilege.fallback.$name"
+		else
+			echo "FAIL privilege.fallback.$name: $path is ${got/ /:} on disk, expected $uid:$gid"
+		fi
+	done <"$work/vm-fallback/guest/guest-fallback/ondisk"
+	diary=$(debugfs -R "cat /diary" "$work/fb-swap.img" 2>/dev/null)
+	if [ "$diary" = "alice's diary" ] && [ "$(ondisk_owner "$work/fb-swap.img" /diary)" = "1000 1000" ]; then
+		echo "PASS privilege.fallback.swap.diary_unchanged_on_disk"
+	else
+		echo "FAIL privilege.fallback.swap.diary_unchanged_on_disk: now '$(tr '\n' ' ' <<<"$diary")', owner $(ondisk_owner "$work/fb-swap.img" /diary)"
+	fi
+	for disk in stick swap; do
+		if got=$(e2fsck -fn "$work/fb-$disk.img" 2>&1); then
+			echo "PASS privilege.fallback.$disk.e2fsck_clean"
+		else
+			echo "FAIL privilege.fallback.$disk.e2fsck_clean: $(grep -v '^Pass \|^e2fsck \|^Checking' <<<"$got" | head -n 4 | tr '\n' ' ')"
+		fi
+	done
+}
+
+want_run patched && run_patched
+want_run fallback && run_fallback
 if [ -n "${EXTOWN_KEEP:-}" ]; then
 	log "work directory kept: $work"
 fi

@@ -1,0 +1,515 @@
+#!/bin/sh
+# shellcheck shell=dash
+# In-guest half of the fallback run of tests/privilege/run.sh (busybox VM
+# on the `unpatched` kernel, dash): the setuid helper's idmapped-mount
+# fallback (docs/idmapped-fallback.md) attacked as issue 18 describes, one
+# or a few tests per defect, names privilege.fallback.*.
+#
+#   guest-fallback.sh OUTDIR
+#
+# Disks (both faked "removable" in the udev database, as guest.sh does):
+#   /dev/vdb  "stick": tools/vm/mkimages.sh's ext4 image (root directory
+#             and files of 1234:1234)
+#   /dev/vdc  "swap": root directory 1001:1001 (bob, the stick's owner X),
+#             /diary 0600 1000:1000 (alice's own), /bobs 0600 1001:1001
+#             (tests/privilege/run.sh makes it)
+# /etc/fstab:
+#   /dev/vdb        /media/stick   ext4 user,noauto
+#   /dev/vdb        /media/shared  ext4 users,noauto
+#   /dev/vdb        /media/link    ext4 user,noauto   (/media/link -> /media/x5)
+#   /dev/vdc        /media/swap    ext4 user,noauto
+#   /tmp/plain.img  /media/img     ext4 user,noauto   (an image file, no "loop")
+#
+# The tests, by defect of issue 18:
+#  1 foreign_proc   alice parks 10 processes in fresh user namespaces
+#                   (/tests/fbtool park) at consecutive pids A..A+9; root
+#                   runs `mount -o uid=1000,gid=1000` in `unshare -p -f`
+#                   (host /proc kept) after forking until the namespace's
+#                   next pid is A-1, so the helper's child gets pid A in
+#                   its own namespace. .attackers_unmapped: no parker's
+#                   uid_map was ever written; .no_root: none read
+#                   /etc/shadow or created a file in /root; .mounted: the
+#                   mount still happened (exit 0)
+#  2 sigchld        alice's `mount /media/stick` with SIGCHLD ignored (fbtool
+#                   exec --sigign-chld), stderr a pipe pre-filled with 65536
+#                   bytes: the helper blocks on its message; while it does,
+#                   .not_ignored: SIGCHLD is not in its SigIgn
+#  6 stderr_full    (same hold) .utab_before_message: if mounted while held,
+#                   /run/mount/utab already has the entry
+#    stderr_closed  stderr a pipe whose reader has gone: .utab_if_mounted:
+#                   nothing mounted or mounted with its utab entry;
+#                   .alice_can_umount
+#  3 swap           alice mounts /media/swap (X = 1001 = bob): bob cannot
+#                   read, append to or chmod alice's 0600 diary; the diary
+#                   is not shown as another user (1000 or 65534 only);
+#                   nothing on the mount is shown as bob's (uid or gid 1001);
+#                   X's files show as alice's; the host checks that the diary
+#                   is unchanged and a file alice created is X (1001:1001)
+#                   on disk
+#  4 stack          alice mounts /media/stick twice: the second exits 32, one
+#                   mount and one utab entry remain; users: bob's mount of
+#                   alice's mounted /media/shared exits 32 and alice can
+#                   still umount it
+#  5 symlink        alice mounts /media/link (symlink to /media/x5): mounted
+#                   idmapped at /media/x5, and alice can umount it
+#  7 image_no_loop  alice mounts /media/img: mounted; umount leaves no loop
+#                   device bound
+#  8 nofile         `mount /media/stick` by alice with RLIMIT_NOFILE 5..8:
+#                   exit 0 with the mount and its utab entry, or refused
+#                   with nothing mounted, never exit 32 with a mount left
+#  9 msg            the "new files written as U:G" of a message equals what
+#                   the host's debugfs reads for a file created there (the
+#                   guest writes OUTDIR/ondisk: "DISK PATH UID GID TEST",
+#                   checked by run.sh); root's `mount -v -o uid=2001` names
+#                   no gid it was not given; root's mount onto a missing
+#                   target or a regular file fails without mounting the
+#                   filesystem first (Mount count, Last mount time)
+# OUTDIR/attempts lists every attempt: name | command | exit | mounts of
+# vdb/vdc/loop (source target per-mount options) | message (lines joined
+# with " // ").
+set -u
+
+OUT=$1
+RES=$OUT/results
+ATT=$OUT/attempts
+ONDISK=$OUT/ondisk
+: >"$RES"
+: >"$ATT"
+: >"$ONDISK"
+ALICE=1000
+BOB=1001
+FB=/tests/fbtool
+
+pass() { echo "PASS privilege.fallback.$1" >>"$RES"; }
+fail() { echo "FAIL privilege.fallback.$1: $2" >>"$RES"; }
+as_alice() { setpriv --reuid=$ALICE --regid=$ALICE --init-groups "$@"; }
+as_bob() { setpriv --reuid=$BOB --regid=$BOB --init-groups "$@"; }
+
+# mounts of our devices: "SOURCE TARGET PER-MOUNT-OPTIONS"
+our_mounts() {
+	awk '{ for (i = 7; i <= NF && $i != "-"; i++) ;
+		if ($(i + 2) ~ /^\/dev\/(vd[bc]|loop)/) print $(i + 2), $5, $6 }' /proc/self/mountinfo
+}
+count_at() { awk -v t="$1" '$5 == t { n++ } END { print n + 0 }' /proc/self/mountinfo; }
+# per-mount options of the topmost mount at TARGET
+opts_at() { awk -v t="$1" '$5 == t { o = $6 } END { print o }' /proc/self/mountinfo; }
+utab_has() { # TARGET: how many utab entries name it
+	awk -v t="TARGET=$1" '{ for (i = 1; i <= NF; i++) if ($i == t) n++ } END { print n + 0 }' \
+		/run/mount/utab 2>/dev/null || echo 0
+}
+idmapped_at() { case ",$(opts_at "$1")," in *,idmapped,*) return 0 ;; esac; return 1; }
+loops() { for l in /sys/block/loop*; do [ -s "$l/loop/backing_file" ] && echo "${l##*/}"; done; }
+unmount_all() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		m=$(our_mounts | awk '{ print $2 }')
+		[ -n "$m" ] || break
+		for t in $m; do umount "$t" 2>/dev/null || umount -l "$t" 2>/dev/null; done
+	done
+	for l in $(loops); do busybox losetup -d "/dev/$l" 2>/dev/null; done
+}
+oneline() { echo "$1" | awk 'NF { printf "%s%s", s, $0; s = " // " }' | head -c 600; }
+record() { # NAME COMMAND EXIT MESSAGE
+	printf '%s | %s | exit %s | %s | %s\n' "$1" "$2" "$3" "$(our_mounts | tr '\n' ';')" \
+		"$(oneline "$4")" >>"$ATT"
+}
+# "UID GID" named by "new files written as UID:GID" in MSG ("-" for a gid
+# it does not name); empty when the message names none
+written_as() {
+	echo "$1" | sed -n 's/.*new files written as \([0-9][0-9]*\)\(:\([0-9][0-9]*\)\)\{0,1\}.*/\1 \3/p' |
+		head -n 1 | awk '{ print $1, ($2 == "" ? "-" : $2) }'
+}
+# expect_ondisk TEST DISK PATH MSG: the host compares PATH's on-disk owner
+# with the ids MSG names
+expect_ondisk() {
+	w=$(written_as "$4")
+	if [ -z "$w" ]; then
+		fail "$1" "the message names no 'new files written as' ids: $(oneline "$4")"
+	else
+		echo "$2 $3 $w $1" >>"$ONDISK"
+	fi
+}
+sb_field() { # DEV FIELD: a superblock field as debugfs reads it
+	debugfs -R stats "$1" 2>/dev/null | sed -n "s/^$2: *//p" | head -n 1
+}
+owners() { # DIR: "UID GID MODE PATH" of everything under DIR, as shown
+	find "$1" | while read -r f; do stat -c '%u %g %a %n' "$f"; done
+}
+helper_pid() {
+	for d in /proc/[0-9]*; do
+		c=""
+		{ read -r c <"$d/comm"; } 2>/dev/null
+		[ "$c" = mount.ext4 ] && { echo "${d#/proc/}"; return; }
+	done
+}
+
+# --- set-up ----------------------------------------------------------------
+cp /tests/mount.ext4 /usr/sbin/mount.ext4
+chown root:root /usr/sbin/mount.ext4
+chmod 4755 /usr/sbin/mount.ext4
+ln -sf mount.ext4 /usr/sbin/mount.ext3
+ln -sf mount.ext4 /usr/sbin/mount.ext2
+chmod 4755 /usr/bin/mount /usr/bin/umount
+mkdir -p /media/stick /media/shared /media/x5 /media/swap /media/img /media/fp /media/m9 \
+	/run/udev/data /tmp/park
+ln -s x5 /media/link
+rm -rf /media/missing
+: >/tmp/fb-regular
+for d in vdb vdc; do
+	echo "E:EXTOWN_REMOVABLE=1" >"/run/udev/data/b$(cat /sys/block/$d/dev)"
+done
+cat >/etc/fstab <<'EOF'
+/dev/vdb /media/stick ext4 user,noauto 0 0
+/dev/vdb /media/shared ext4 users,noauto 0 0
+/dev/vdb /media/link ext4 user,noauto 0 0
+/dev/vdc /media/swap ext4 user,noauto 0 0
+/tmp/plain.img /media/img ext4 user,noauto 0 0
+EOF
+truncate -s 16M /tmp/plain.img
+mke2fs -q -F -t ext4 /tmp/plain.img
+if [ -e /sys/fs/ext4/features/uid_gid_override ]; then
+	fail kernel_unpatched "/sys/fs/ext4/features/uid_gid_override exists: the fallback does not run"
+else
+	pass kernel_unpatched
+fi
+
+# --- 1: the helper under a foreign /proc (first: the pids are still low) ----
+pids=""
+i=0
+while [ "$i" -lt 10 ]; do
+	setpriv --reuid=$ALICE --regid=$ALICE --init-groups $FB park 300 >"/tmp/park/$i" 2>&1 &
+	pids="$pids $!"
+	i=$((i + 1))
+done
+for _ in $(seq 1 80); do
+	n=$(cat /tmp/park/* 2>/dev/null | grep -c '^parked')
+	[ "$n" -ge 10 ] && break
+	sleep 0.25
+done
+first=${pids# }
+first=${first%% *}
+bad_ns=""
+for p in $pids; do
+	[ "$(readlink "/proc/$p/ns/user")" != "$(readlink /proc/1/ns/user)" ] || bad_ns="$bad_ns $p"
+done
+# the namespace's pid 1 forks until its last pid is >= A-2; mount(8) then
+# forks the helper (A-1), and the helper its user-namespace child (A)
+target=$((first - 2))
+# shellcheck disable=SC2016 # expanded by the inner shell
+msg=$(unshare -p -f sh -c 'while :; do true & p=$!; wait "$p"; [ "$p" -lt "$1" ] || break; done
+	exec mount -o uid=1000,gid=1000 /dev/vdb /media/fp' sh "$target" 2>&1)
+rc=$?
+sleep 1
+maps="" roots=""
+for p in $pids; do
+	m=$(cat "/proc/$p/uid_map" 2>/dev/null)
+	[ -z "$m" ] || maps="$maps pid $p has uid_map '$(echo "$m" | tr -s ' \n' ' ;')';"
+done
+for f in /tmp/park/*; do
+	maps="$maps$(sed -n 's/^map: \(.*\)/ parker got map "\1";/p' "$f" | tr -d '\n')"
+	roots="$roots$(grep -E '^(shadow: read|pwned: created)' "$f" | sed 's/$/;/' | tr '\n' ' ')"
+done
+record foreign_proc "parkers at$pids; unshare -p -f (ns pids to $target) mount -o uid=1000,gid=1000 /dev/vdb /media/fp" \
+	"$rc" "$msg (parker namespaces not own:${bad_ns:- none}) idmapped: $(idmapped_at /media/fp && echo yes || echo no)"
+for p in $pids; do kill "$p" 2>/dev/null; done
+for p in $pids; do wait "$p" 2>/dev/null; done
+if [ -n "$bad_ns" ]; then
+	fail foreign_proc.attackers_unmapped "parkers$bad_ns are not in a user namespace of their own (harness)"
+elif [ -z "$maps" ]; then
+	pass foreign_proc.attackers_unmapped
+else
+	fail foreign_proc.attackers_unmapped "$maps (exit $rc: $(oneline "$msg"))"
+fi
+if [ -z "$roots" ]; then
+	pass foreign_proc.no_root
+else
+	fail foreign_proc.no_root "an attacker as root: $roots"
+fi
+if [ "$rc" -eq 0 ] && [ "$(count_at /media/fp)" -ge 1 ]; then
+	pass foreign_proc.mounted
+else
+	fail foreign_proc.mounted "exit $rc, $(count_at /media/fp) mounts at /media/fp: $(oneline "$msg")"
+fi
+rm -f /root/pwned-*
+unmount_all
+
+# --- 9: a missing target, a regular file: fail before the filesystem is mounted
+for t in missing:/media/missing file:/tmp/fb-regular; do
+	name=${t%%:*} dir=${t#*:}
+	c0=$(sb_field /dev/vdb 'Mount count') l0=$(sb_field /dev/vdb 'Last mount time')
+	msg=$(mount -o uid=1000,gid=1000 /dev/vdb "$dir" 2>&1)
+	rc=$?
+	c1=$(sb_field /dev/vdb 'Mount count') l1=$(sb_field /dev/vdb 'Last mount time')
+	record "msg.${name}_target" "mount -o uid=1000,gid=1000 /dev/vdb $dir (mount count $c0 -> $c1)" "$rc" "$msg"
+	if [ "$rc" -ne 0 ] && [ -n "$c0" ] && [ "$c0" = "$c1" ] && [ "$l0" = "$l1" ] && [ -z "$(our_mounts)" ]; then
+		pass "msg.${name}_target.not_mounted_first"
+	else
+		fail "msg.${name}_target.not_mounted_first" "exit $rc, mount count $c0 -> $c1, last mount '$l0' -> '$l1': $(oneline "$msg")"
+	fi
+	unmount_all
+done
+
+# --- 9: root's uid= without gid=: no gid named that was not given -----------
+msg=$(mount -v -o uid=2001 /dev/vdb /media/m9 2>&1)
+rc=$?
+record msg.uid_only "mount -v -o uid=2001 /dev/vdb /media/m9" "$rc" "$msg"
+if ! echo "$msg" | grep -q "2001:[0-9]"; then
+	pass msg.uid_only.no_gid_invented
+else
+	fail msg.uid_only.no_gid_invented "$(echo "$msg" | grep '2001:[0-9]' | head -n 1)"
+fi
+if [ "$rc" -eq 0 ] && setpriv --reuid=2001 --regid=2001 --clear-groups touch /media/m9/m9-probe; then
+	expect_ondisk msg.uid_only.new_file_matches_message stick /m9-probe "$msg"
+else
+	fail msg.uid_only.new_file_matches_message "mount exit $rc, or uid 2001 cannot create a file: $(oneline "$msg")"
+fi
+unmount_all
+
+# --- 2, 6b: SIGCHLD ignored, stderr full: the helper held on its message ----
+rm -f /tmp/fb-release
+mkfifo /tmp/fb-release
+(
+	{
+		head -c 65536 /dev/zero
+		exec $FB exec --sigign-chld setpriv --reuid=$ALICE --regid=$ALICE --init-groups \
+			mount /media/stick
+	} 2>&1 | {
+		read -r _ </tmp/fb-release
+		cat >/dev/null
+	}
+) &
+bg=$!
+hp="" held=no sc=""
+for _ in $(seq 1 160); do
+	[ -n "$hp" ] && [ -d "/proc/$hp" ] || hp=$(helper_pid)
+	if [ -n "$hp" ]; then
+		sc=""
+		{ read -r sc <"/proc/$hp/syscall"; } 2>/dev/null
+		case $sc in "1 0x2 "* | "20 0x2 "*) held=yes && break ;; esac
+	fi
+	sleep 0.25
+done
+sigign="" mounted=0 utab=0
+if [ "$held" = yes ]; then
+	sigign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$hp/status")
+	mounted=$(count_at /media/stick)
+	utab=$(utab_has /media/stick)
+fi
+echo go >/tmp/fb-release
+wait "$bg"
+record sigchld_stderr_full "SIGCHLD ignored, stderr full: mount /media/stick" "?" \
+	"held: $held (helper $hp, syscall '$sc'); SigIgn $sigign; while held: $mounted mounts, $utab utab entries"
+if [ "$held" != yes ]; then
+	fail sigchld.not_ignored "the helper never blocked on a write to stderr (pid '$hp', syscall '$sc')"
+	fail stderr_full.utab_before_message "the helper never blocked on a write to stderr"
+else
+	# SIGCHLD is signal 17: bit 16, the fifth hex digit from the right
+	d=$(echo "$sigign" | awk '{ print substr($1, length($1) - 4, 1) }')
+	case $d in
+	[13579bdfBDF]) fail sigchld.not_ignored "the root helper runs with SIGCHLD ignored (SigIgn $sigign)" ;;
+	*) pass sigchld.not_ignored ;;
+	esac
+	if [ "$mounted" -eq 0 ] || [ "$utab" -ge 1 ]; then
+		pass stderr_full.utab_before_message
+	else
+		fail stderr_full.utab_before_message "held on its message with $mounted mounts and $utab utab entries"
+	fi
+fi
+unmount_all
+
+# --- 6a: stderr a pipe without a reader ---------------------------------------
+{
+	sleep 1
+	exec setpriv --reuid=$ALICE --regid=$ALICE --init-groups mount /media/stick
+} 2>&1 | true
+mounted=$(count_at /media/stick)
+utab=$(utab_has /media/stick)
+record stderr_closed "mount /media/stick 2>&1 | (reader gone)" "?" "$mounted mounts, $utab utab entries"
+if [ "$mounted" -eq 0 ] || [ "$utab" -ge 1 ]; then
+	pass stderr_closed.utab_if_mounted
+else
+	fail stderr_closed.utab_if_mounted "$mounted mounts, $utab utab entries"
+fi
+if [ "$mounted" -eq 0 ]; then
+	pass stderr_closed.alice_can_umount
+else
+	msg=$(as_alice umount /media/stick 2>&1)
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ "$(count_at /media/stick)" -eq 0 ]; then
+		pass stderr_closed.alice_can_umount
+	else
+		fail stderr_closed.alice_can_umount "umount exit $rc, $(count_at /media/stick) mounts left: $(oneline "$msg")"
+	fi
+fi
+unmount_all
+
+# --- 3: the swap map must not hand alice's files to bob -----------------------
+msg=$(as_alice mount /media/swap 2>&1)
+rc=$?
+record swap "alice: mount /media/swap (stick owner 1001 = bob)" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && [ "$(count_at /media/swap)" -eq 1 ]; then
+	pass swap.mounted
+else
+	fail swap.mounted "exit $rc: $(oneline "$msg")"
+fi
+if [ "$rc" -eq 0 ]; then
+	out=$(as_bob cat /media/swap/diary 2>&1)
+	r=$?
+	if [ "$r" -ne 0 ]; then
+		pass swap.bob_cannot_read_diary
+	else
+		fail swap.bob_cannot_read_diary "bob read it: $out"
+	fi
+	as_bob sh -c 'echo bob was here >>/media/swap/diary' 2>/dev/null
+	r=$?
+	if [ "$r" -ne 0 ]; then
+		pass swap.bob_cannot_append_diary
+	else
+		fail swap.bob_cannot_append_diary "bob appended to it"
+	fi
+	as_bob chmod 0666 /media/swap/diary 2>/dev/null
+	r=$?
+	if [ "$r" -ne 0 ]; then
+		pass swap.bob_cannot_chmod_diary
+	else
+		fail swap.bob_cannot_chmod_diary "bob chmodded it: $(stat -c %a /media/swap/diary)"
+	fi
+	o=$(stat -c %u:%g /media/swap/diary)
+	case $o in
+	1000:1000 | 1000:65534 | 65534:1000 | 65534:65534) pass swap.diary_not_shown_as_another_user ;;
+	*) fail swap.diary_not_shown_as_another_user "alice's diary is shown as $o" ;;
+	esac
+	asbob=$(owners /media/swap | awk '$1 == 1001 || $2 == 1001 { print $4 }' | tr '\n' ' ')
+	if [ -z "$asbob" ]; then
+		pass swap.nothing_shown_as_bob
+	else
+		fail swap.nothing_shown_as_bob "shown as bob's: $asbob"
+	fi
+	if [ "$(stat -c %u:%g /media/swap)" = 1000:1000 ] && [ "$(stat -c %u:%g /media/swap/bobs)" = 1000:1000 ]; then
+		pass swap.stick_owner_shown_as_caller
+	else
+		fail swap.stick_owner_shown_as_caller "/media/swap shown as $(stat -c %u:%g /media/swap), /bobs as $(stat -c %u:%g /media/swap/bobs)"
+	fi
+	echo "swap: shown as (uid gid mode path) $(owners /media/swap | tr '\n' ';')" >>"$ATT"
+	if as_alice touch /media/swap/alice-new; then
+		expect_ondisk swap.new_file_matches_message swap /alice-new "$msg"
+		echo "swap /alice-new 1001 1001 swap.new_file_on_disk_is_stick_owner" >>"$ONDISK"
+	else
+		fail swap.new_file_matches_message "alice cannot create a file on her mount"
+	fi
+fi
+unmount_all
+
+# --- 4: stacked mounts ---------------------------------------------------------
+msg=$(as_alice mount /media/stick 2>&1)
+rc=$?
+record stack.first "alice: mount /media/stick" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && idmapped_at /media/stick; then
+	pass stack.first_mount_idmapped
+else
+	fail stack.first_mount_idmapped "exit $rc, options '$(opts_at /media/stick)': $(oneline "$msg")"
+fi
+if [ "$rc" -eq 0 ] && as_alice touch /media/stick/fb-probe; then
+	expect_ondisk msg.user_mount.new_file_matches_message stick /fb-probe "$msg"
+else
+	fail msg.user_mount.new_file_matches_message "alice's mount failed or she cannot create a file"
+fi
+msg=$(as_alice mount /media/stick 2>&1)
+rc=$?
+record stack.second "alice: mount /media/stick (again)" "$rc" "$msg"
+n=$(count_at /media/stick)
+u=$(utab_has /media/stick)
+if [ "$rc" -eq 32 ]; then
+	pass stack.second_mount_exit_32
+else
+	fail stack.second_mount_exit_32 "exit $rc: $(oneline "$msg")"
+fi
+if [ "$n" -eq 1 ]; then
+	pass stack.one_mount
+else
+	fail stack.one_mount "$n mounts at /media/stick"
+fi
+if [ "$u" -eq 1 ]; then
+	pass stack.one_utab_entry
+else
+	fail stack.one_utab_entry "$u utab entries for /media/stick"
+fi
+unmount_all
+msg=$(as_alice mount /media/shared 2>&1)
+rc=$?
+record stack.users_alice "alice: mount /media/shared (users)" "$rc" "$msg"
+msg=$(as_bob mount /media/shared 2>&1)
+rcb=$?
+n=$(count_at /media/shared)
+record stack.users_bob "bob: mount /media/shared (mounted by alice)" "$rcb" "$msg"
+if [ "$rc" -eq 0 ] && [ "$rcb" -eq 32 ] && [ "$n" -eq 1 ]; then
+	pass users.other_user_refused
+else
+	fail users.other_user_refused "alice's mount exit $rc; bob's exit $rcb, $n mounts: $(oneline "$msg")"
+fi
+msg=$(as_alice umount /media/shared 2>&1)
+rc=$?
+n=$(count_at /media/shared)
+record stack.users_alice_umount "alice: umount /media/shared" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]; then
+	pass users.first_user_can_umount
+else
+	fail users.first_user_can_umount "exit $rc, $n mounts left: $(oneline "$msg")"
+fi
+unmount_all
+
+# --- 5: a symlinked fstab mount point -----------------------------------------
+msg=$(as_alice mount /media/link 2>&1)
+rc=$?
+record symlink "alice: mount /media/link (-> /media/x5)" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && idmapped_at /media/x5; then
+	pass symlink.mounted_idmapped
+else
+	fail symlink.mounted_idmapped "exit $rc, options at /media/x5 '$(opts_at /media/x5)': $(oneline "$msg")"
+fi
+msg=$(as_alice umount /media/link 2>&1)
+rc=$?
+n=$(count_at /media/x5)
+record symlink.umount "alice: umount /media/link" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]; then
+	pass symlink.alice_can_umount
+else
+	fail symlink.alice_can_umount "exit $rc, $n mounts left: $(oneline "$msg")"
+fi
+unmount_all
+
+# --- 7: an image file in a user entry, no "loop" option -------------------------
+msg=$(as_alice mount /media/img 2>&1)
+rc=$?
+record image_no_loop "alice: mount /media/img (/tmp/plain.img, no loop option)" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && [ "$(count_at /media/img)" -eq 1 ]; then
+	pass image_no_loop.mounted
+else
+	fail image_no_loop.mounted "exit $rc: $(oneline "$msg")"
+fi
+msg=$(as_alice umount /media/img 2>&1)
+rc=$?
+sleep 0.5
+left=$(loops | tr '\n' ' ')
+record image_no_loop.umount "alice: umount /media/img" "$rc" "$msg (loops bound: $left)"
+if [ "$rc" -eq 0 ] && [ "$(count_at /media/img)" -eq 0 ] && [ -z "$left" ]; then
+	pass image_no_loop.umount_no_loop_left
+else
+	fail image_no_loop.umount_no_loop_left "exit $rc, $(count_at /media/img) mounts, loops bound: $left: $(oneline "$msg")"
+fi
+unmount_all
+
+# --- 8: few file descriptors ---------------------------------------------------------
+for nf in 5 6 7 8; do
+	msg=$($FB exec --nofile $nf setpriv --reuid=$ALICE --regid=$ALICE --init-groups mount /media/stick 2>&1)
+	rc=$?
+	n=$(count_at /media/stick)
+	u=$(utab_has /media/stick)
+	record "nofile$nf" "RLIMIT_NOFILE $nf, alice: mount /media/stick" "$rc" "$msg ($n mounts, $u utab entries)"
+	if { [ "$rc" -eq 0 ] && [ "$n" -eq 1 ] && [ "$u" -ge 1 ]; } || { [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; }; then
+		pass "nofile$nf.consistent"
+	else
+		fail "nofile$nf.consistent" "exit $rc, $n mounts, $u utab entries: $(oneline "$msg")"
+	fi
+	unmount_all
+done
+sync
