@@ -60,8 +60,11 @@
 #  9 msg            the "new files written as U:G" of a message equals what
 #                   the host's debugfs reads for a file created there (the
 #                   guest writes OUTDIR/ondisk: "DISK PATH UID GID TEST",
-#                   checked by run.sh); root's `mount -v -o uid=2001` names
-#                   no gid it was not given; root's mount onto a missing
+#                   checked by run.sh; a file uid 2001 creates after root's
+#                   `mount -o uid=2001` of the stick, a file alice creates on
+#                   her own mounts); root's `mount -v -o uid=2001` names no
+#                   gid it was not given (on the stick, and on an image
+#                   whose owner is 2001:0 already); root's mount onto a missing
 #                   target or a regular file fails without mounting the
 #                   filesystem first (Mount count, Last mount time)
 # OUTDIR/attempts lists every attempt: name | command | exit | mounts of
@@ -164,8 +167,9 @@ cat >/etc/fstab <<'EOF'
 /dev/vdc /media/swap ext4 user,noauto 0 0
 /tmp/plain.img /media/img ext4 user,noauto 0 0
 EOF
-truncate -s 16M /tmp/plain.img
+truncate -s 16M /tmp/plain.img /tmp/own2001.img
 mke2fs -q -F -t ext4 /tmp/plain.img
+mke2fs -q -F -t ext4 -E root_owner=2001:0 /tmp/own2001.img
 if [ -e /sys/fs/ext4/features/uid_gid_override ]; then
 	fail kernel_unpatched "/sys/fs/ext4/features/uid_gid_override exists: the fallback does not run"
 else
@@ -249,13 +253,24 @@ for t in missing:/media/missing file:/tmp/fb-regular; do
 done
 
 # --- 9: root's uid= without gid=: no gid named that was not given -----------
+# a filesystem already owned by 2001 (gid 0): nothing to map
+msg=$(mount -v -o uid=2001 /tmp/own2001.img /media/m9 2>&1)
+rc=$?
+record msg.uid_only_owner "mount -v -o uid=2001 /tmp/own2001.img (root 2001:0) /media/m9" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && ! echo "$msg" | grep -q "2001:[0-9]"; then
+	pass msg.uid_only_owner.no_gid_invented
+else
+	fail msg.uid_only_owner.no_gid_invented "exit $rc: $(echo "$msg" | grep '2001:[0-9]' | head -n 1)"
+fi
+unmount_all
+# the stick (1234:1234): uid mapped, gid not
 msg=$(mount -v -o uid=2001 /dev/vdb /media/m9 2>&1)
 rc=$?
 record msg.uid_only "mount -v -o uid=2001 /dev/vdb /media/m9" "$rc" "$msg"
-if ! echo "$msg" | grep -q "2001:[0-9]"; then
+if [ "$rc" -eq 0 ] && ! echo "$msg" | grep -q "2001:[0-9]"; then
 	pass msg.uid_only.no_gid_invented
 else
-	fail msg.uid_only.no_gid_invented "$(echo "$msg" | grep '2001:[0-9]' | head -n 1)"
+	fail msg.uid_only.no_gid_invented "exit $rc: $(echo "$msg" | grep '2001:[0-9]' | head -n 1)"
 fi
 if [ "$rc" -eq 0 ] && setpriv --reuid=2001 --regid=2001 --clear-groups touch /media/m9/m9-probe; then
 	expect_ondisk msg.uid_only.new_file_matches_message stick /m9-probe "$msg"
