@@ -30,7 +30,9 @@
 # vm-fallback/guest/guest-fallback/attempts files list every attempt with
 # its exit status and message). EXTOWN_PRIVILEGE_SRC=TREE builds the helper
 # from another checkout (e.g. a `git worktree` of an older commit);
-# EXTOWN_PRIVILEGE_RUNS="patched fallback" (the default) picks the runs.
+# EXTOWN_PRIVILEGE_RUNS="patched fallback" (the default) picks the runs;
+# EXTOWN_PRIVILEGE_KERNEL_UNPATCHED=BZIMAGE boots that kernel for the
+# fallback run instead of tools/kernel/build-kernel.sh unpatched.
 # Exit 0 whatever the tests say, 1 when the harness broke
 # ("FAIL privilege.harness: why").
 set -euo pipefail
@@ -100,8 +102,12 @@ ondisk_owner() {
 
 run_fallback() {
 	local kernel rc=0 stage disk path uid gid name img got diary
-	kernel=$("$top/tools/kernel/build-kernel.sh" unpatched | tail -n 1) ||
-		harness_fail "tools/kernel/build-kernel.sh unpatched failed"
+	if [ -n "${EXTOWN_PRIVILEGE_KERNEL_UNPATCHED:-}" ]; then
+		kernel=$EXTOWN_PRIVILEGE_KERNEL_UNPATCHED
+	else
+		kernel=$("$top/tools/kernel/build-kernel.sh" unpatched | tail -n 1) ||
+			harness_fail "tools/kernel/build-kernel.sh unpatched failed"
+	fi
 	[ -f "$kernel" ] || harness_fail "build-kernel.sh unpatched gave no bzImage"
 	cp --sparse=always "$work/images/ext4.img" "$work/fb-stick.img"
 	# the "swap" stick: written by bob (X = 1001), with alice's own diary
