@@ -54,7 +54,9 @@
 #                   idmapped at /media/x5, and alice can umount it
 #  7 image_no_loop  alice mounts /media/img: mounted; umount leaves no loop
 #                   device bound
-#  8 nofile         `mount /media/stick` by alice with RLIMIT_NOFILE 5..8:
+#  8 nofile         `mount /media/stick` by alice with RLIMIT_NOFILE 4..8
+#                   (nofileN), and the helper run directly at 3..7
+#                   (nofileN_helper):
 #                   exit 0 with the mount and its utab entry, or refused
 #                   with nothing mounted, never exit 32 with a mount left
 #  9 msg            the "new files written as U:G" of a message equals what
@@ -514,16 +516,26 @@ fi
 unmount_all
 
 # --- 8: few file descriptors ---------------------------------------------------------
-for nf in 5 6 7 8; do
-	msg=$($FB exec --nofile $nf setpriv --reuid=$ALICE --regid=$ALICE --init-groups mount /media/stick 2>&1)
+# through mount(8), and on the helper directly (as mount(8) runs it)
+for t in mount:4 mount:5 mount:6 mount:7 mount:8 helper:3 helper:4 helper:5 helper:6 helper:7; do
+	how=${t%:*} nf=${t#*:}
+	if [ "$how" = mount ]; then
+		name=nofile$nf
+		msg=$($FB exec --nofile "$nf" setpriv --reuid=$ALICE --regid=$ALICE --init-groups \
+			mount /media/stick 2>&1)
+	else
+		name=nofile${nf}_helper
+		msg=$($FB exec --nofile "$nf" setpriv --reuid=$ALICE --regid=$ALICE --init-groups \
+			/usr/sbin/mount.ext4 /dev/vdb /media/stick -o rw,noexec,nosuid,nodev,user 2>&1)
+	fi
 	rc=$?
 	n=$(count_at /media/stick)
 	u=$(utab_has /media/stick)
-	record "nofile$nf" "RLIMIT_NOFILE $nf, alice: mount /media/stick" "$rc" "$msg ($n mounts, $u utab entries)"
+	record "$name" "RLIMIT_NOFILE $nf, alice: $how /media/stick" "$rc" "$msg ($n mounts, $u utab entries)"
 	if { [ "$rc" -eq 0 ] && [ "$n" -eq 1 ] && [ "$u" -ge 1 ]; } || { [ "$rc" -ne 0 ] && [ "$n" -eq 0 ]; }; then
-		pass "nofile$nf.consistent"
+		pass "$name.consistent"
 	else
-		fail "nofile$nf.consistent" "exit $rc, $n mounts, $u utab entries: $(oneline "$msg")"
+		fail "$name.consistent" "exit $rc, $n mounts, $u utab entries: $(oneline "$msg")"
 	fi
 	unmount_all
 done
