@@ -141,7 +141,7 @@ sort_opts() { # VAR OPTS
 # ext2/ext3 (the fallback on the unpatched kernel).
 norm_mounts() { # VAR FILE [OWNER]
 	local -n _nm=$1
-	local owner=${3:--} mp root src type per sup
+	local owner=${3:--} mp root src type per sup o
 	local -a lines=() sorted=()
 	[ -f "$2" ] || {
 		_nm=""
@@ -153,6 +153,14 @@ norm_mounts() { # VAR FILE [OWNER]
 			per="$per,nosuid,nodev"
 			if [ "$owner_by" = idmap ]; then
 				per="$per,idmapped"
+				if [ "$type" = ext2 ]; then
+					# the ext2 driver shows these whenever they are set, the ext4
+					# driver (which the fallback mounts ext2 with) only where
+					# they are not its defaults: the same settings
+					sup=",$sup,"
+					for o in user_xattr acl errors=continue; do sup=${sup//,$o,/,}; done
+					sup=${sup#,} sup=${sup%,}
+				fi
 				case $type in ext2 | ext3) type=ext4 ;; esac
 			else
 				sup="$sup,uid=${owner%%:*},gid=${owner##*:}"
