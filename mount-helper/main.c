@@ -468,10 +468,13 @@ int main(int argc, char *argv[])
 
 	/* a user's: nothing inherited is trusted (signals, limits, timers,
 	 * descriptors, environment, umask); see process.h */
-	if (getuid() != 0 && process_sanitize() != 0) {
-		fprintf(stderr, "%s: cannot set up a safe process state: %s\n", prog,
-			strerror(errno));
-		return MNT_EX_SYSERR;
+	if (getuid() != 0) {
+		char why[256] = "";
+
+		if (process_sanitize(why, sizeof(why))) {
+			fprintf(stderr, "%s: %s\n", prog, why);
+			return MNT_EX_SYSERR;
+		}
 	}
 	return run(prog, argc, argv);
 }

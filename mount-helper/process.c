@@ -6,16 +6,18 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "process.h"
 
 #define SAFE_PATH	"/usr/sbin:/usr/bin:/sbin:/bin"
-#define NOFILE_MIN	1024
+#define NOFILE_WANT	1024
 
 static int reset_signals(void)
 {
@@ -45,28 +47,58 @@ static int stop_timers(void)
 	return 0;
 }
 
-static int set_limit(int resource, rlim_t soft, rlim_t hard)
+/*
+ * Limits low enough to break a mount half-way (utab truncated, a descriptor
+ * or an allocation refused after the mount is attached, SIGXCPU) and the
+ * least the helper works with. Each is raised to unlimited where the
+ * kernel lets us (CAP_SYS_RESOURCE), else to its hard limit; below the
+ * minimum the helper refuses before it mounts anything.
+ */
+static const struct {
+	int resource;
+	const char *name;
+	rlim_t min;
+} limits[] = {
+	{ RLIMIT_FSIZE, "RLIMIT_FSIZE (file size)", 16 << 20 },
+	{ RLIMIT_NOFILE, "RLIMIT_NOFILE (open files)", 64 },
+	{ RLIMIT_CPU, "RLIMIT_CPU (CPU seconds)", 60 },
+	{ RLIMIT_DATA, "RLIMIT_DATA (data size)", 256 << 20 },
+	{ RLIMIT_AS, "RLIMIT_AS (address space)", 256 << 20 },
+	{ RLIMIT_STACK, "RLIMIT_STACK (stack size)", 1 << 20 },
+};
+
+static int raise_limits(char *why, size_t whysz)
 {
-	struct rlimit rl = { soft, hard };
+	struct rlimit core = { 0, 0 };
 
-	return setrlimit(resource, &rl);
-}
+	for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		/* descriptors cannot be unlimited: up to the kernel's ceiling */
+		rlim_t want = limits[i].resource == RLIMIT_NOFILE ? NOFILE_WANT : RLIM_INFINITY;
+		struct rlimit rl;
 
-/* limits low enough to break a mount half-way are raised; no core files */
-static int raise_limits(void)
-{
-	static const int unlimited[] = {
-		RLIMIT_FSIZE, RLIMIT_CPU, RLIMIT_DATA, RLIMIT_AS, RLIMIT_STACK,
-	};
-	struct rlimit rl;
+		if (getrlimit(limits[i].resource, &rl))
+			return fail(why, whysz, "cannot read %s: %s", limits[i].name,
+				    strerror(errno));
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < want) {
+			struct rlimit up = { want, want };
 
-	for (size_t i = 0; i < sizeof(unlimited) / sizeof(unlimited[0]); i++)
-		if (set_limit(unlimited[i], RLIM_INFINITY, RLIM_INFINITY))
-			return -1;
-	if (set_limit(RLIMIT_CORE, 0, 0) || getrlimit(RLIMIT_NOFILE, &rl))
-		return -1;
-	if (rl.rlim_cur < NOFILE_MIN || rl.rlim_max < NOFILE_MIN)
-		return set_limit(RLIMIT_NOFILE, NOFILE_MIN, NOFILE_MIN);
+			if (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want)
+				up.rlim_max = rl.rlim_max;
+			if (setrlimit(limits[i].resource, &up)) {
+				rl.rlim_cur = rl.rlim_max;	/* without CAP_SYS_RESOURCE */
+				setrlimit(limits[i].resource, &rl);
+			} else {
+				rl = up;
+			}
+		}
+		if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < limits[i].min)
+			return fail(why, whysz, "%s is %llu, too low to mount safely "
+				    "(at least %llu); not mounting", limits[i].name,
+				    (unsigned long long)rl.rlim_cur,
+				    (unsigned long long)limits[i].min);
+	}
+	if (setrlimit(RLIMIT_CORE, &core))
+		return fail(why, whysz, "cannot turn off core files: %s", strerror(errno));
 	return 0;
 }
 
@@ -85,22 +117,24 @@ static int sanitize_fds(void)
 		return 0;
 	if (errno != ENOSYS)
 		return -1;
-	for (int fd = 3; fd < NOFILE_MIN; fd++)
+	for (int fd = 3; fd < NOFILE_WANT; fd++)
 		close(fd);
 	return 0;
 }
 
-int process_sanitize(void)
+int process_sanitize(char *why, size_t whysz)
 {
-	if (sanitize_fds() || reset_signals() || stop_timers())
-		return -1;
-	/* only a setuid run can raise limits; any other changes nothing */
-	if (geteuid() == 0 && raise_limits())
+	if (sanitize_fds())
+		return fail(why, whysz, "cannot open /dev/null or close inherited "
+			    "descriptors: %s", strerror(errno));
+	if (reset_signals() || stop_timers())
+		return fail(why, whysz, "cannot reset signals or timers: %s", strerror(errno));
+	if (raise_limits(why, whysz))
 		return -1;
 	/* nothing from the caller's environment is used (LIBMOUNT_*, locale,
 	 * PATH): util-linux's setuid programs do the same */
 	if (clearenv() || setenv("PATH", SAFE_PATH, 1))
-		return -1;
+		return fail(why, whysz, "cannot clear the environment: %s", strerror(errno));
 	umask(022);
 	return 0;
 }

@@ -9,16 +9,19 @@
 #ifndef EXTOWN_PROCESS_H
 #define EXTOWN_PROCESS_H
 
+#include <stddef.h>
+
 /*
- * At the start of a run by a user (real uid not 0): every
- * signal back to its default action except SIGPIPE, ignored (a closed
- * stderr gives EPIPE, not death); an empty signal mask; interval timers
- * stopped; limits the mount needs raised (file size, descriptors, memory,
- * CPU time) and no core files; descriptors 0-2 open (on /dev/null if
- * closed) and every other inherited descriptor closed; the environment
- * cleared but for a fixed PATH; umask 022. 0, or -1 with errno.
+ * At the start of a run by a user (real uid not 0): descriptors 0-2 open
+ * (on /dev/null if closed) and every other inherited descriptor closed;
+ * every signal back to its default action except SIGPIPE, ignored (a
+ * closed stderr gives EPIPE, not death); an empty signal mask; interval
+ * timers stopped; the limits a mount needs raised (file size, descriptors,
+ * memory, CPU time), and a refusal when one stays below what the helper
+ * needs; no core files; the environment cleared but for a fixed PATH;
+ * umask 022. 0, or -1 with why (nothing has been mounted).
  */
-int process_sanitize(void);
+int process_sanitize(char *why, size_t whysz);
 
 /*
  * From the moment the helper is root for good until it exits: every signal
