@@ -24,7 +24,7 @@
 #           benchtool idmap: open_tree + mount_setattr(MOUNT_ATTR_IDMAP))
 #   fallback mount.ext4 -o uid=1000,gid=1000 with the kernel's feature file
 #           hidden: the helper's idmapped-mount fallback (fsmount + a
-#           swap map 1234<->1000, identity elsewhere)
+#           one-way map 1234->1000, identity elsewhere but 1000)
 #
 # Environment (defaults = the figures of docs/benchmarks.md; smaller
 # values for development):

@@ -45,7 +45,7 @@ END {
 	label["split"] = "uid=1000:2000,gid=1000:2000"
 	label["bindfs"] = "bindfs --force-user/group=1000"
 	label["idmap"] = "idmapped 1234->1000"
-	label["fallback"] = "mount.ext4 idmapped fallback (swap 1234<->1000)"
+	label["fallback"] = "mount.ext4 idmapped fallback (1234->1000 one way)"
 	nwl = split("walk_cold walk_warm create write read", wl, " ")
 	wlabel["walk_cold"] = "stat-walk, cold cache"
 	wlabel["walk_warm"] = "stat-walk, warm cache"

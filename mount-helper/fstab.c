@@ -133,8 +133,18 @@ static int opt_u64(const char *opts, const char *name, uint64_t *v)
 }
 
 /*
- * The "loop" entry for TARGET whose file, offset and size limit are what the
- * loop device serves, or NULL.
+ * libmount sets up a loop device by itself, "loop" or not, for an entry
+ * whose source is a regular file of more than 1 KiB (its type is ext2/3/4
+ * or auto here, which blkid knows).
+ */
+static bool auto_loop(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_size > 1024;
+}
+
+/*
+ * The loop entry for TARGET ("loop", or auto_loop()) whose file, offset
+ * and size limit are what the loop device serves, or NULL.
  */
 static struct libmnt_fs *find_loop_entry(struct libmnt_table *tb, const char *target,
 					 struct libmnt_cache *cache,
@@ -151,11 +161,12 @@ static struct libmnt_fs *find_loop_entry(struct libmnt_table *tb, const char *ta
 		uint64_t offset, sizelimit;
 		struct stat st;
 
-		if (!src || !opts_has(opts, "loop") || !mnt_fs_match_target(fs, target, cache))
+		if (!src || !mnt_fs_match_target(fs, target, cache))
 			continue;
 		if (opt_u64(opts, "offset", &offset) || opt_u64(opts, "sizelimit", &sizelimit))
 			continue;
 		found = stat_backing(src, &st) == 0 && S_ISREG(st.st_mode) &&
+			(opts_has(opts, "loop") || auto_loop(&st)) &&
 			st.st_dev == loop->dev && st.st_ino == loop->ino &&
 			offset == loop->offset && sizelimit == loop->sizelimit;
 	}

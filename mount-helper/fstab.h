@@ -20,7 +20,7 @@ struct fstab_grant {
 	char *target;	/* the fstab entry's mount point */
 	char *fstype;	/* ext2, ext3 or ext4, or NULL for "auto" */
 	char *options;	/* the fstab entry's options, "" when none */
-	bool loop;	/* a "loop" entry; source is the loop device serving it */
+	bool loop;	/* a loop entry; source is the loop device serving it */
 };
 
 /*
@@ -37,8 +37,10 @@ typedef int (*fstab_stat_fn)(const char *path, struct stat *st);
  * entry's type must be ext2, ext3, ext4 or auto.
  *
  * LOOP is what the loop device SOURCE serves (NULL when SOURCE is not a loop
- * device): then an entry for TARGET with "loop" whose file (STAT_BACKING),
- * offset= and sizelimit= are exactly what the device serves matches too.
+ * device): then an entry for TARGET whose file (STAT_BACKING), offset= and
+ * sizelimit= are exactly what the device serves matches too, when it has
+ * "loop" or its source is a regular file (libmount then sets up the loop
+ * device by itself, and passes no "loop" to the helper).
  * 0 with *g filled, or -1 with why (the refusal message).
  */
 int fstab_user_grant(const char *fstab_path, const char *source,

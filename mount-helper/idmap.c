@@ -6,16 +6,20 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "idmap.h"
+#include "msg.h"
 
 #define ID_LAST		4294967294U	/* (uint32_t)-1 is no id */
 
@@ -96,11 +100,14 @@ int idmap_map_text(char *buf, size_t bufsz, uint32_t disk, uint32_t shown)
 	buf[0] = '\0';
 	if (a == b)
 		return extent(buf, bufsz, &len, 0, 0, ID_LAST + 1);
-	/* each line: the on-disk id (first), the id shown for it, how many */
+	/*
+	 * each line: the on-disk id (first), the id shown for it, how many;
+	 * SHOWN as an on-disk id is left out: it has no line
+	 */
 	if (extent(buf, bufsz, &len, 0, 0, a) ||
-	    extent(buf, bufsz, &len, a, b, 1) ||
+	    (a == disk && extent(buf, bufsz, &len, disk, shown, 1)) ||
 	    extent(buf, bufsz, &len, a + 1, a + 1, b - a - 1) ||
-	    extent(buf, bufsz, &len, b, a, 1) ||
+	    (b == disk && extent(buf, bufsz, &len, disk, shown, 1)) ||
 	    (b < ID_LAST && extent(buf, bufsz, &len, b + 1, b + 1, ID_LAST - b)))
 		return -1;
 	return 0;
@@ -145,83 +152,225 @@ int idmap_scan_owner(int dirfd, struct idmap_owner *out)
 	return 0;
 }
 
-static int write_file(const char *path, const char *text)
+/* the whole of TEXT in one write to NAME in DIRFD (the kernel wants that) */
+static int write_at(int dirfd, const char *name, const char *text)
 {
 	size_t len = strlen(text);
 	ssize_t n;
 	int fd, err;
 
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
-	n = write(fd, text, len);	/* the kernel wants all lines in one write */
+	n = write(fd, text, len);
 	err = errno;
 	close(fd);
-	errno = err;
+	errno = n < 0 ? err : EIO;
 	return n == (ssize_t)len ? 0 : -1;
 }
 
-/* in the parent: the child PID is in its new namespace; map it and take it */
-static int map_child(pid_t pid, const char *uid_map, const char *gid_map)
+/* up to BUFSZ - 1 bytes of NAME in DIRFD, NUL-terminated; length or -1 */
+static ssize_t read_at(int dirfd, const char *name, char *buf, size_t bufsz)
 {
-	char path[64];
+	size_t len = 0;
+	ssize_t n = 0;
+	int fd, err;
 
-	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	if (write_file(path, uid_map))
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
 		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/gid_map", (int)pid);
-	if (write_file(path, gid_map))
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	return open(path, O_RDONLY | O_CLOEXEC);
+	while (len < bufsz - 1 && (n = read(fd, buf + len, bufsz - 1 - len)) > 0)
+		len += (size_t)n;
+	err = errno;
+	close(fd);
+	buf[len] = '\0';
+	errno = err;
+	return n < 0 ? -1 : (ssize_t)len;
 }
 
-int idmap_userns_fd(const char *uid_map, const char *gid_map)
+/*
+ * The pid a /proc/PID/status text gives for its process in the process's own
+ * pid namespace: the last number of "NSpid:" (the first is the number in
+ * the namespace of that /proc), or "Pid:" on a kernel without pid
+ * namespaces. -1 when there is none.
+ */
+long idmap_status_pid(const char *status)
 {
-	int ready[2], hold[2], fd = -1, err = 0;
-	char c = 0;
+	const char *line = strstr(status, "\nNSpid:");
+	long pid = -1;
+	char *end;
+
+	if (!line)
+		line = strstr(status, "\nPid:");
+	if (!line)
+		return -1;
+	line = strchr(line, ':') + 1;
+	for (;;) {
+		long v;
+
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (*line < '0' || *line > '9')
+			break;
+		errno = 0;
+		v = strtol(line, &end, 10);
+		if (errno || v <= 0)
+			return -1;
+		pid = v;
+		line = end;
+	}
+	return pid;
+}
+
+int idmap_check_proc_dir(int procfd, pid_t pid, char *why, size_t whysz)
+{
+	char status[4096], map[16];
+	struct statfs sfs;
+
+	if (fstatfs(procfd, &sfs) || sfs.f_type != PROC_SUPER_MAGIC)
+		return fail(why, whysz, "/proc/self of the namespace holder is not on a proc "
+			    "filesystem");
+	if (read_at(procfd, "status", status, sizeof(status)) < 0)
+		return fail(why, whysz, "cannot read the namespace holder's status: %s",
+			    strerror(errno));
+	if (idmap_status_pid(status) != (long)pid)
+		return fail(why, whysz, "/proc/self of the namespace holder is another "
+			    "process");
+	if (read_at(procfd, "uid_map", map, sizeof(map)) != 0 ||
+	    read_at(procfd, "gid_map", map, sizeof(map)) != 0)
+		return fail(why, whysz, "the namespace holder's user namespace is not new");
+	return 0;
+}
+
+/* FD (or, when FD < 0, ERR alone) over SOCK; 0 or -1 */
+static int send_fd(int sock, int fd, int err)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	memset(&u, 0, sizeof(u));
+	if (fd >= 0) {
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(err) ? 0 : -1;
+}
+
+/* one descriptor from SOCK, or -1 with errno (the sender's, if it sent one) */
+static int recv_fd(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	int err = 0, fd = -1;
+	struct iovec iov = { .iov_base = &err, .iov_len = sizeof(err) };
+	struct msghdr msg = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = u.buf, .msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(&u, 0, sizeof(u));
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (fd >= 0 && n == (ssize_t)sizeof(err) && !(msg.msg_flags & MSG_CTRUNC))
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	errno = n == (ssize_t)sizeof(err) && err > 0 ? err : EPROTO;
+	return -1;
+}
+
+/*
+ * The child: a new user namespace, and its own /proc directory handed to
+ * the parent, which writes the maps through it; lives until the parent
+ * closes its end of SOCK.
+ */
+static void __attribute__((noreturn)) ns_holder(int sock)
+{
+	int fd = -1, err = 0;
+	char c;
+
+	if (unshare(CLONE_NEWUSER))
+		err = errno;
+	else if ((fd = open("/proc/self", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		err = errno;
+	if (send_fd(sock, fd, err) == 0)
+		(void)!read(sock, &c, 1);
+	_exit(0);
+}
+
+/* the maps written through the child's /proc directory, its namespace taken */
+static int map_child(int sock, pid_t pid, const char *uid_map, const char *gid_map,
+		     char *why, size_t whysz)
+{
+	int procfd, nsfd = -1;
+
+	procfd = recv_fd(sock);
+	if (procfd < 0)
+		return fail(why, whysz, "no user namespace for the idmapping: %s%s",
+			    errno == ENOENT ? "/proc is not this pid namespace's: " : "",
+			    strerror(errno));
+	if (idmap_check_proc_dir(procfd, pid, why, whysz))
+		goto out;
+	if (write_at(procfd, "uid_map", uid_map) || write_at(procfd, "gid_map", gid_map)) {
+		fail(why, whysz, "cannot write the idmapping: %s", strerror(errno));
+		goto out;
+	}
+	nsfd = openat(procfd, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (nsfd < 0)
+		fail(why, whysz, "cannot open the user namespace: %s", strerror(errno));
+out:
+	close(procfd);
+	return nsfd;
+}
+
+int idmap_userns_fd(const char *uid_map, const char *gid_map, char *why, size_t whysz)
+{
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old;
+	int sv[2], fd;
 	pid_t pid;
 
-	if (pipe2(ready, O_CLOEXEC))
-		return -1;
-	if (pipe2(hold, O_CLOEXEC)) {
-		err = errno;
-		goto close_ready;
+	/* an inherited SIG_IGN would reap the child behind our back */
+	if (sigaction(SIGCHLD, &dfl, &old))
+		return fail(why, whysz, "cannot reset SIGCHLD: %s", strerror(errno));
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		fd = fail(why, whysz, "cannot make a socket pair: %s", strerror(errno));
+		goto out;
 	}
 	pid = fork();
-	if (pid < 0) {
-		err = errno;
-		goto close_hold;
-	}
 	if (pid == 0) {
-		/* the child only lives in the namespace until the parent has it */
-		close(ready[0]);
-		close(hold[1]);
-		if (unshare(CLONE_NEWUSER) == 0 && write(ready[1], "1", 1) == 1)
-			(void)!read(hold[0], &c, 1);
-		_exit(0);
+		close(sv[0]);
+		ns_holder(sv[1]);
 	}
-	close(ready[1]);
-	ready[1] = -1;
-	close(hold[0]);
-	hold[0] = -1;
-	if (read(ready[0], &c, 1) != 1)
-		err = EPERM;		/* unshare(CLONE_NEWUSER) failed in the child */
-	else if ((fd = map_child(pid, uid_map, gid_map)) < 0)
-		err = errno;
-	close(hold[1]);
-	hold[1] = -1;
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+	close(sv[1]);
+	if (pid < 0)
+		fd = fail(why, whysz, "cannot fork: %s", strerror(errno));
+	else
+		fd = map_child(sv[0], pid, uid_map, gid_map, why, whysz);
+	close(sv[0]);		/* the child reads EOF and exits */
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-close_hold:
-	if (hold[0] >= 0)
-		close(hold[0]);
-	if (hold[1] >= 0)
-		close(hold[1]);
-close_ready:
-	close(ready[0]);
-	if (ready[1] >= 0)
-		close(ready[1]);
-	errno = err;
-	return err ? -1 : fd;
+out:
+	sigaction(SIGCHLD, &old, NULL);
+	return fd;
 }

@@ -155,7 +155,8 @@ int idmount_set_idmap(int mfd, int userns_fd)
 	return mount_setattr(mfd, "", AT_EMPTY_PATH, &attr, sizeof(attr));
 }
 
-int idmount_attach(int mfd, const char *target)
+int idmount_attach(int mfd, int target_fd)
 {
-	return move_mount(mfd, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH);
+	return move_mount(mfd, "", target_fd, "",
+			  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);
 }

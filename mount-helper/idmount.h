@@ -26,7 +26,11 @@ int idmount_create(const char *source, const char *fstype, const char *fs_opts,
 /* Idmap the detached mount MFD with user namespace USERNS_FD. 0, or -1 with errno. */
 int idmount_set_idmap(int mfd, int userns_fd);
 
-/* Attach the detached mount MFD at TARGET. 0, or -1 with errno. */
-int idmount_attach(int mfd, const char *target);
+/*
+ * Attach the detached mount MFD on the directory TARGET_FD (an O_PATH
+ * descriptor: the object opened, not a path looked up again). 0, or -1
+ * with errno.
+ */
+int idmount_attach(int mfd, int target_fd);
 
 #endif

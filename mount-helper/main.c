@@ -35,6 +35,7 @@
 #include "mounter.h"
 #include "owner.h"
 #include "policy.h"
+#include "process.h"
 #include "request.h"
 
 #ifndef EXTOWN_CONF
@@ -43,7 +44,6 @@
 #define FSTAB_PATH	"/etc/fstab"
 #define SYSFS_ROOT	"/sys"
 #define MODULES_ROOT	"/lib/modules"
-#define SAFE_PATH	"/usr/sbin:/usr/bin:/sbin:/bin"
 #define USER_NAME_MAX	255
 
 /* Who runs us, read once from the kernel and the passwd database. */
@@ -65,20 +65,6 @@ struct mount_request {
 	int loop_fd;			/* users: the loop device held open, or -1 */
 	struct notes warnings;
 };
-
-/* fds 0-2 must be open before anything is opened in a setuid program */
-static int sanitize_fds(void)
-{
-	for (int fd = 0; fd < 3; fd++) {
-		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF) {
-			int n = open("/dev/null", O_RDWR);
-
-			if (n != fd)
-				return -1;
-		}
-	}
-	return 0;
-}
 
 /*
  * The name goes into /run/mount/utab as user=NAME, an option string: it
@@ -162,18 +148,19 @@ static int drop_effective(const struct caller *c)
 	return (setegid(getgid()) || seteuid(c->uid)) ? -1 : 0;
 }
 
+/*
+ * Root for good: from here the caller cannot signal us any more (uids all
+ * 0), and the terminal's signals are held until the process ends, so the
+ * mount and its utab entry are never parted.
+ */
 static int become_root(const struct caller *c)
 {
-	struct rlimit unlimited = { RLIM_INFINITY, RLIM_INFINITY };
-
 	if (!c->setuid_root)
 		return 0;
 	if (seteuid(0) || setgroups(0, NULL) || setresgid(0, 0, 0) ||
 	    setresuid(0, 0, 0))
 		return -1;
-	/* the caller's limits must not truncate utab */
-	setrlimit(RLIMIT_FSIZE, &unlimited);
-	return 0;
+	return process_hold_signals();
 }
 
 /* Take effective uid 0 for one call; *euid is the one to go back to. */
@@ -479,15 +466,15 @@ int main(int argc, char *argv[])
 {
 	const char *prog = request_progname(argc > 0 ? argv[0] : NULL);
 
+	/* a user's: nothing inherited is trusted (signals, limits, timers,
+	 * descriptors, environment, umask); see process.h */
 	if (getuid() != 0) {
-		/* nothing from the caller's environment is used (LIBMOUNT_*,
-		 * locale, PATH): util-linux's setuid programs do the same */
-		if (sanitize_fds() != 0 || clearenv() != 0 ||
-		    setenv("PATH", SAFE_PATH, 1) != 0) {
-			fprintf(stderr, "%s: cannot set up a safe environment\n", prog);
+		char why[256] = "";
+
+		if (process_sanitize(why, sizeof(why))) {
+			fprintf(stderr, "%s: %s\n", prog, why);
 			return MNT_EX_SYSERR;
 		}
-		umask(022);
 	}
 	return run(prog, argc, argv);
 }

@@ -5,8 +5,14 @@
  * only for the preparation and /run/mount/utab.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <libmount.h>
@@ -14,6 +20,7 @@
 #include "idmap.h"
 #include "idmount.h"
 #include "mounter.h"
+#include "msg.h"
 
 /* the context of a mount.<type> helper for PLAN, with type FSTYPE; 0 or -1 */
 static int setup_context(struct libmnt_context *cxt, const struct mount_plan *p,
@@ -90,7 +97,14 @@ int mounter_mount(const struct mount_plan *p, const char *progname)
 	return ex;
 }
 
-/* Which ids to swap; false (and why) when there is nothing to map. */
+/* what the fallback did, said once the mount is complete */
+struct idmapped {
+	struct idmap_owner own;
+	bool uid, gid;		/* which of the two are mapped */
+	bool ro;		/* write-protected: retried read-only */
+};
+
+/* Which ids to map; false (and why) when there is nothing to map. */
 static bool choose_map(const struct idmap_owner *own, const struct idmap_plan *ip,
 		       bool *uid, bool *gid, char *why, size_t whysz)
 {
@@ -106,59 +120,166 @@ static bool choose_map(const struct idmap_owner *own, const struct idmap_plan *i
 	return false;
 }
 
-/* MFD idmapped: SHOWN's ids swapped with the stick owner's; 0 or -1, errno */
-static int apply_idmap(int mfd, const struct idmap_owner *own, bool uid, bool gid,
-		       const struct idmap_plan *ip)
+/* MFD idmapped: the stick owner's ids shown as PLAN's; 0, or -1 with why */
+static int apply_idmap(int mfd, const struct idmapped *r, const struct idmap_plan *ip,
+		       char *why, size_t whysz)
 {
 	char umap[IDMAP_MAP_LEN], gmap[IDMAP_MAP_LEN];
-	int nsfd, rc, err;
+	int nsfd, rc;
 
-	if (idmap_map_text(umap, sizeof(umap), own->id.uid, uid ? ip->uid : own->id.uid) ||
-	    idmap_map_text(gmap, sizeof(gmap), own->id.gid, gid ? ip->gid : own->id.gid)) {
-		errno = EOVERFLOW;
-		return -1;
-	}
-	nsfd = idmap_userns_fd(umap, gmap);
+	if (idmap_map_text(umap, sizeof(umap), r->own.id.uid,
+			   r->uid ? ip->uid : r->own.id.uid) ||
+	    idmap_map_text(gmap, sizeof(gmap), r->own.id.gid,
+			   r->gid ? ip->gid : r->own.id.gid))
+		return fail(why, whysz, "the idmapping does not fit");
+	nsfd = idmap_userns_fd(umap, gmap, why, whysz);
 	if (nsfd < 0)
 		return -1;
 	rc = idmount_set_idmap(mfd, nsfd);
-	err = errno;
+	if (rc)
+		fail(why, whysz, "the kernel cannot idmap this mount: %s", strerror(errno));
 	close(nsfd);
-	errno = err;
 	return rc;
 }
 
-static void say_mapped(const struct mount_plan *p, const struct idmap_owner *own,
-		       bool uid, bool gid, const struct idmap_plan *ip,
-		       const char *progname)
+/*
+ * One line: what is shown as whom, what nobody owns on this mount, and what
+ * a new file of the shown owner is written as on disk (checked against
+ * debugfs by tests/privilege).
+ */
+static void say_mapped(const struct mount_plan *p, const struct idmapped *r,
+		       const struct idmap_plan *ip, const char *progname)
 {
-	char u[64] = "", g[64] = "";
+	char shown[96] = "", hidden[64] = "", who[32], disk[64];
+	const char *both = r->uid && r->gid ? ", " : "";
 
-	if (uid)
-		snprintf(u, sizeof(u), "uid %u shown as %u", own->id.uid, (unsigned)ip->uid);
-	if (gid)
-		snprintf(g, sizeof(g), "gid %u shown as %u", own->id.gid, (unsigned)ip->gid);
+	if (r->uid)
+		snprintf(shown, sizeof(shown), "uid %u shown as %lu", r->own.id.uid,
+			 (unsigned long)ip->uid);
+	if (r->gid)
+		snprintf(shown + strlen(shown), sizeof(shown) - strlen(shown),
+			 "%sgid %u shown as %lu", both, r->own.id.gid, (unsigned long)ip->gid);
+	if (r->uid)
+		snprintf(hidden, sizeof(hidden), "uid %lu", (unsigned long)ip->uid);
+	if (r->gid)
+		snprintf(hidden + strlen(hidden), sizeof(hidden) - strlen(hidden),
+			 "%sgid %lu", r->uid ? " or " : "", (unsigned long)ip->gid);
+	if (r->uid)
+		snprintf(who, sizeof(who), "uid %lu", (unsigned long)ip->uid);
+	else
+		snprintf(who, sizeof(who), "gid %lu", (unsigned long)ip->gid);
+	if (r->uid && r->gid)
+		snprintf(disk, sizeof(disk), "uid %u, gid %u", r->own.id.uid, r->own.id.gid);
+	else if (r->uid)
+		snprintf(disk, sizeof(disk), "uid %u, their own gid", r->own.id.uid);
+	else
+		snprintf(disk, sizeof(disk), "their own uid, gid %u", r->own.id.gid);
 	fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for %s; "
-		"idmapped mount instead: %s%s%s (and the other way round), other owners "
-		"as they are, new files written as %u:%u%s\n", progname, p->source,
-		p->fstype, u, uid && gid ? ", " : "", g, own->id.uid, own->id.gid,
-		strcmp(p->fstype, "ext4") ? " (mounted with the ext4 driver, as type ext4)" : "");
+		"idmapped mount instead: %s, other owners as they are; files of %s on "
+		"the filesystem show as the overflow id (nobody); new files of %s are "
+		"written as %s%s\n", progname, p->source, p->fstype, shown, hidden, who,
+		disk, strcmp(p->fstype, "ext4") ?
+		" (mounted with the ext4 driver, as type ext4)" : "");
 }
 
-/* the mount API part; MOUNTER_PLAIN, or mount(8)'s status */
-static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
-		    const struct idmap_plan *ip, const char *progname)
+/* mount(8)'s status and message for a failed system call ERR on the target */
+static int report_syscall(struct libmnt_context *cxt, int err, const struct mount_plan *p,
+			  const char *progname)
 {
-	struct idmap_owner own;
+	mnt_context_set_syscall_status(cxt, -err);
+	return report(cxt, -err, p, progname);
+}
+
+/*
+ * The lock that makes "is it mounted there already?" and the attach one
+ * step for every run of the fallback (mount(2) does both under the
+ * kernel's namespace lock; move_mount() does not check at all). Root's
+ * own file: no user can open it. The descriptor, or -1.
+ */
+static int lock_attach(void)
+{
+	int fd;
+
+	if (mkdir("/run/mount", 0755) && errno != EEXIST)
+		return -1;
+	fd = open("/run/mount/extown.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/*
+ * The mount point, opened as the path libmount canonicalised and records
+ * in utab, with no symbolic link on the way: the place mounted is the
+ * place recorded. The descriptor, or -1 with errno.
+ */
+static int open_target(const char *target)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+		.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, target, &how, sizeof(how));
+}
+
+/*
+ * mount(2)'s EBUSY: the mount point (TFD: whatever is mounted on top of it)
+ * is already the root of a mount of the device DEV.
+ */
+static bool mounted_there(int tfd, dev_t dev)
+{
+	struct statx stx;
+
+	if (statx(tfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
+		return false;
+	return (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+	       makedev(stx.stx_dev_major, stx.stx_dev_minor) == dev;
+}
+
+/* the owner read and the idmapping applied on the detached mount MFD */
+static bool map_detached(int mfd, const struct idmap_plan *ip, struct idmapped *r,
+			 char *why, size_t whysz)
+{
+	if (idmap_scan_owner(mfd, &r->own)) {
+		snprintf(why, whysz, "cannot read its root directory: %s", strerror(errno));
+		return false;
+	}
+	if (!choose_map(&r->own, ip, &r->uid, &r->gid, why, whysz))
+		return false;
+	if (apply_idmap(mfd, r, ip, why, whysz)) {
+		r->uid = r->gid = false;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The mount API part, with the attach lock held: MOUNTER_PLAIN, or
+ * mount(8)'s status; with MNT_EX_SUCCESS the mount is attached at TFD.
+ */
+static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *p,
+			   const struct idmap_plan *ip, int tfd, struct idmapped *r,
+			   const char *progname)
+{
 	unsigned long mflags = 0;
-	bool ro, uid, gid;
 	char why[512] = "";
 	const char *src = mnt_context_get_source(cxt);
+	struct stat st;
 	int mfd;
 
+	if (stat(src, &st) == 0 && S_ISBLK(st.st_mode) && mounted_there(tfd, st.st_rdev))
+		return report_syscall(cxt, EBUSY, p, progname);
 	mnt_context_get_mflags(cxt, &mflags);
 	mfd = idmount_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
-			     mflags, &ro, why, sizeof(why));
+			     mflags, &r->ro, why, sizeof(why));
 	if (mfd < 0 && errno == ENOSYS) {
 		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
 			"%s, nor the new mount API; mounting without an owner\n", progname,
@@ -175,41 +296,59 @@ static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
 			*why ? why : strerror(errno));
 		return MOUNTER_PLAIN;
 	}
-	if (idmap_scan_owner(mfd, &own)) {
-		snprintf(why, sizeof(why), "cannot read its root directory: %s", strerror(errno));
-		uid = gid = false;
-	} else if (!choose_map(&own, ip, &uid, &gid, why, sizeof(why))) {
-		;
-	} else if (apply_idmap(mfd, &own, uid, gid, ip)) {
-		snprintf(why, sizeof(why), "the kernel cannot idmap this mount: %s",
-			 strerror(errno));
-		uid = gid = false;
-	}
-	if (!uid && !gid) {
+	if (!map_detached(mfd, ip, r, why, sizeof(why))) {
 		close(mfd);	/* detached, never attached: unmounted */
 		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
 			"%s, and no idmapped mount is made: %s; mounting without an owner\n",
 			progname, src, p->fstype, why);
 		return MOUNTER_PLAIN;
 	}
-	if (idmount_attach(mfd, p->target)) {
-		fprintf(stderr, "%s: %s: cannot attach the mount: %s\n", progname,
-			p->target, strerror(errno));
+	if (idmount_attach(mfd, tfd)) {
+		int err = errno;
+
 		close(mfd);
-		return MNT_EX_FAIL;
+		return report_syscall(cxt, err, p, progname);
 	}
 	close(mfd);
-	say_mapped(p, &own, uid, gid, ip, progname);
-	if (ro)
-		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "
-			"read-only.\n", progname, p->target);
 	return MNT_EX_SUCCESS;
+}
+
+/* the target first (nothing is mounted for a target that cannot take it) */
+static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
+		    const struct idmap_plan *ip, struct idmapped *r, const char *progname)
+{
+	const char *target = mnt_context_get_target(cxt);
+	int tfd, lockfd, ex;
+
+	tfd = open_target(target ? target : p->target);
+	if (tfd < 0 && errno == ENOSYS) {
+		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
+			"%s, nor the new mount API; mounting without an owner\n", progname,
+			p->source, p->fstype);
+		return MOUNTER_PLAIN;
+	}
+	if (tfd < 0)
+		return report_syscall(cxt, errno, p, progname);
+	lockfd = lock_attach();
+	if (lockfd < 0) {
+		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
+			"%s, and no idmapped mount is made: cannot lock "
+			"/run/mount/extown.lock: %s; mounting without an owner\n", progname,
+			p->source, p->fstype, strerror(errno));
+		close(tfd);
+		return MOUNTER_PLAIN;
+	}
+	ex = idmapped_locked(cxt, p, ip, tfd, r, progname);
+	close(lockfd);
+	close(tfd);
+	return ex;
 }
 
 int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *ip,
 			   const char *progname)
 {
 	struct libmnt_context *cxt;
+	struct idmapped r = { 0 };
 	int ex, rc;
 
 	/* only the ext4 type may be idmapped (FS_ALLOW_IDMAP); its driver
@@ -220,18 +359,24 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 	rc = mnt_context_prepare_mount(cxt);
 	if (rc) {
 		ex = report(cxt, rc, p, progname);
-	} else {
-		ex = idmapped(cxt, p, ip, progname);
-		if (ex == MNT_EX_SUCCESS) {
-			/* /run/mount/utab: user=, uhelper= as for any mount */
-			mnt_context_set_syscall_status(cxt, 0);
-			rc = mnt_context_finalize_mount(cxt);
-			if (rc)
-				fprintf(stderr, "%s: %s: mounted, but /run/mount/utab was "
-					"not updated: %s\n", progname, p->target,
-					strerror(rc < 0 ? -rc : rc));
-		}
+		goto out;
 	}
+	ex = idmapped(cxt, p, ip, &r, progname);
+	if (ex != MNT_EX_SUCCESS)
+		goto out;
+	/* /run/mount/utab (user=, uhelper= as for any mount) before a word is
+	 * written: a stderr that blocks or is closed cannot leave a mount
+	 * without its entry */
+	mnt_context_set_syscall_status(cxt, 0);
+	rc = mnt_context_finalize_mount(cxt);
+	say_mapped(p, &r, ip, progname);
+	if (r.ro)
+		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "
+			"read-only.\n", progname, p->target);
+	if (rc)
+		fprintf(stderr, "%s: %s: mounted, but /run/mount/utab was not updated: %s\n",
+			progname, p->target, strerror(rc < 0 ? -rc : rc));
+out:
 	mnt_free_context(cxt);
 	return ex;
 }

@@ -204,10 +204,17 @@ static int apply_without_ids(char **opts, const struct owner_decision *d,
 	if (d->action == OWNER_IDMAP && d->helper_owner &&
 	    opts_force_nosuid_nodev(opts, notes))
 		return -1;
-	if (d->action == OWNER_IDMAP)
-		notes_add(notes, "idmapped mount for %s%lu:%lu: %s",
-			  d->helper_owner ? "" : "the given ", (unsigned long)d->uid,
-			  (unsigned long)d->gid, d->why);
+	if (d->action == OWNER_IDMAP) {
+		char ids[64] = "";
+
+		if (d->map_uid)
+			snprintf(ids, sizeof(ids), "uid %lu", (unsigned long)d->uid);
+		if (d->map_gid)
+			snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%sgid %lu",
+				 d->map_uid ? ", " : "", (unsigned long)d->gid);
+		notes_add(notes, "idmapped mount for %s%s: %s",
+			  d->helper_owner ? "" : "the given ", ids, d->why);
+	}
 	return 0;
 }
 

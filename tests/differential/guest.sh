@@ -11,7 +11,9 @@
 #
 # Disks: /dev/vdb ext4 "stick", tagged (faked udev database entry
 # EXTOWN_REMOVABLE=1 with its UUID), /dev/vdc ext3 untagged,
-# /dev/vdd ext2 tagged. Loop images are made here in /tmp.
+# /dev/vdd ext2 tagged. Loop images are made here in /tmp. The same
+# guest runs on the patched and on the unpatched kernel (where the helper
+# takes its idmapped fallback); it does not need to know which.
 #
 # For every pass P and case C, OUTDIR/P/C/ holds:
 #   before        output of the set-up step of the case (e.g. alice's mount)
@@ -19,10 +21,15 @@
 #   mounts        mounts under /media after it, one per line:
 #                 "MOUNTPOINT ROOT SOURCE FSTYPE PER-MOUNT-OPTS SUPER-OPTS"
 #                 (from /proc/self/mountinfo)
+#   owners        "MOUNTPOINT SOURCE UID:GID" per line of mounts: the owner
+#                 root sees on the mount point (its topmost mount's root
+#                 directory; the idmapped fallback shows no uid= in
+#                 mountinfo, this shows the owner it gives)
 #   utab          /run/mount/utab after it (the ID= field removed)
 #   loops         bound loop devices: "loopN BACKING-FILE offset=N"
 #   umount        "MOUNTPOINT STATUS MESSAGE" for every mount of "mounts",
-#                 last first, unmounted by the case's caller
+#                 last first, unmounted by the case's caller (the second
+#                 name of a caller "bob/alice": bob mounts, alice unmounts)
 #   mounts_after, utab_after, loops_after   the same after those umounts
 #   dirty         present when the reset before the case left something
 # OUTDIR/argv/C/argv: the argv mount(8) gave a logging helper (pass 0,
@@ -45,7 +52,7 @@ setup_fail() {
 # --- set-up -----------------------------------------------------------------------
 chmod 4755 /usr/bin/mount /usr/bin/umount
 for m in stick users owner group nouser usernouser nouseruser usersnousers exec devsuid \
-	ro byuuid bylabel linked rootonly internal intusers ext2 loop loopplain bindtgt adhoc; do
+	ro byuuid bylabel linked rootonly internal intusers ext2 loop loopplain imgnoloop bindtgt adhoc; do
 	mkdir -p "/media/$m"
 done
 ln -s linked /media/link
@@ -77,6 +84,7 @@ LABEL=extown-ext4 /media/bylabel ext4 user,noauto 0 0
 /dev/vdd /media/ext2 ext2 user,noauto 0 0
 /tmp/combo.img /media/loop ext4 user,noauto,loop,offset=8388608 0 0
 /tmp/plain.img /media/loopplain ext4 user,noauto,loop 0 0
+/tmp/plain2.img /media/imgnoloop ext4 user,noauto 0 0
 EOF
 # two filesystems in one file: the fstab "loop,offset=" entry means the second
 truncate -s 16M /tmp/combo.img
@@ -84,7 +92,11 @@ mke2fs -q -F -t ext4 /tmp/combo.img 8M || setup_fail "mke2fs combo.img"
 mke2fs -q -F -t ext4 -E offset=8388608 /tmp/combo.img 8M || setup_fail "mke2fs combo.img offset"
 truncate -s 8M /tmp/plain.img
 mke2fs -q -F -t ext4 /tmp/plain.img || setup_fail "mke2fs plain.img"
-chmod 0644 /tmp/combo.img /tmp/plain.img
+# a regular file in a "user" entry without "loop": libmount sets up the
+# loop device itself
+truncate -s 8M /tmp/plain2.img
+mke2fs -q -F -t ext4 /tmp/plain2.img || setup_fail "mke2fs plain2.img"
+chmod 0644 /tmp/combo.img /tmp/plain.img /tmp/plain2.img
 vdb_mode=$(stat -c %a /dev/vdb)
 [ -f /tests/cases ] || setup_fail "no /tests/cases"
 [ -f /tests/mount.ext4 ] || setup_fail "no /tests/mount.ext4"
@@ -105,6 +117,17 @@ media_mounts() {
 		set -- $rest
 		while [ $# -gt 0 ] && [ "$1" != - ]; do shift; done
 		echo "$mp $root $3 $2 $per $4"
+	done </proc/self/mountinfo
+}
+# "MOUNTPOINT SOURCE UID:GID" for mounts under /media: the owner of what is
+# seen at the mount point (stat as root; a stacked mount hides the one below)
+media_owners() {
+	while read -r _id _parent _majmin _root mp _per rest; do
+		case $mp in /media/*) ;; *) continue ;; esac
+		# shellcheck disable=SC2086 # split on purpose, as in media_mounts
+		set -- $rest
+		while [ $# -gt 0 ] && [ "$1" != - ]; do shift; done
+		echo "$mp $3 $(stat -c %u:%g "$mp" 2>&1)"
 	done </proc/self/mountinfo
 }
 # mount points under /media, last mounted first
@@ -180,6 +203,7 @@ before() {
 	case $1 in
 	-) ;;
 	usermount:*) as_caller alice mount "${1#usermount:}" ;;
+	bobmount:*) as_caller bob mount "${1#bobmount:}" ;;
 	rootmount:*) mount "${1#rootmount:}" ;;
 	devowner)
 		devnode_changed=1
@@ -194,8 +218,9 @@ before() {
 	esac
 }
 
-run_case() { # PASS NAME CALLER POLICY BEFORE CMD
+run_case() { # PASS NAME CALLER[/UMOUNTER] POLICY BEFORE CMD
 	d=$OUT/$1/$2
+	caller=${3%%/*} umounter=${3#*/}
 	mkdir -p "$d"
 	reset
 	dirty=$(media_mounts; loops)
@@ -205,15 +230,16 @@ run_case() { # PASS NAME CALLER POLICY BEFORE CMD
 	echo "status $?" >>"$d/before"
 	# the command is split at blanks (the table uses no quoting)
 	# shellcheck disable=SC2086
-	msg=$(cd /tmp && as_caller "$3" $6 2>&1)
+	msg=$(cd /tmp && as_caller "$caller" $6 2>&1)
 	echo $? >"$d/rc"
 	printf '%s\n' "$msg" >"$d/msg"
 	media_mounts >"$d/mounts"
+	media_owners >"$d/owners"
 	utab >"$d/utab"
 	loops >"$d/loops"
 	: >"$d/umount"
 	for mp in $(media_mps_reversed); do
-		m=$(as_caller "$3" umount "$mp" 2>&1)
+		m=$(as_caller "$umounter" umount "$mp" 2>&1)
 		echo "$mp $? ${m%%"$NL"*}" >>"$d/umount"
 	done
 	media_mounts >"$d/mounts_after"
@@ -238,7 +264,8 @@ printf '%s\n' '#!/bin/sh' \
 chmod 0755 /usr/sbin/mount.ext4
 ln -s mount.ext4 /usr/sbin/mount.ext3
 ln -s mount.ext4 /usr/sbin/mount.ext2
-argv_cases=" $(awk -F'\t' '$6 != "-" { print $1; print $6 }' /tmp/cases.tsv | tr '\n' ' ') "
+# ("unpatched:CASE" is no same-as of this kind: run.sh uses it without argv)
+argv_cases=" $(awk -F'\t' '$6 != "-" && $6 !~ /:/ { print $1; print $6 }' /tmp/cases.tsv | tr '\n' ' ') "
 while IFS=$TAB read -r name caller policy bef _owner _same cmd; do
 	case $argv_cases in *" $name "*) ;; *) continue ;; esac
 	reset
@@ -247,7 +274,7 @@ while IFS=$TAB read -r name caller policy bef _owner _same cmd; do
 	: >/tmp/helper-argv
 	chmod 0666 /tmp/helper-argv
 	# shellcheck disable=SC2086
-	(cd /tmp && as_caller "$caller" $cmd) >/dev/null 2>&1
+	(cd /tmp && as_caller "${caller%%/*}" $cmd) >/dev/null 2>&1
 	mkdir -p "$OUT/argv/$name"
 	cp /tmp/helper-argv "$OUT/argv/$name/argv"
 done </tmp/cases.tsv

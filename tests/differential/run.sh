@@ -5,37 +5,52 @@
 # mount(8) 2.38.1, once with no mount.ext* helper installed and once with
 # the helper installed (/usr/sbin/mount.ext4 setuid root, mount.ext3 and
 # mount.ext2 symlinks). The guest (tests/differential/guest.sh) records
-# exit status, mounts (per-mount and superblock options), /run/mount/utab,
-# the caller's umount and loop devices left; this script judges each case
-# by the rules of docs/differential.md:
+# exit status, mounts (per-mount and superblock options), the owner seen
+# at each mount point, /run/mount/utab, the caller's umount and loop
+# devices left. The guest boots twice (issue 18): on the patched kernel
+# (tests "differential.CASE": the helper gives uid=,gid=) and on the
+# unpatched kernel (tests "differential.fallback.CASE": the helper gives
+# the owner through an idmapped mount). This script judges each case by
+# the rules of docs/differential.md:
 #   1. the helper mounts nothing mount(8) alone refuses (unless mount(8)
 #      grants the case's "same-as" case, whose helper argv is identical up
 #      to the order of the -o options:
 #      then the helper's result must be mount(8)'s result for that case);
 #   2. where both mount, the only difference is uid=,gid= (the expected
 #      owner) plus nosuid,nodev on a tagged device, exactly where the
-#      table's owner column expects it (and then it must be there); a
-#      mount(8) alone grants is mounted with the helper too;
+#      table's owner column expects it (and then it must be there) - on
+#      the unpatched kernel instead the per-mount option idmapped plus
+#      nosuid,nodev, no uid=/gid=, and type ext4 for ext2/ext3; the owner
+#      seen at the mount point is the expected owner there and mount(8)
+#      alone's elsewhere; a mount(8) alone grants is mounted with the
+#      helper too;
 #   3. the caller's umount gives the same status, the same mounts remain,
 #      and no loop device is left that mount(8) alone does not leave;
-#   4. /run/mount/utab holds no line mount(8) alone does not write, after
-#      the command and after the umount;
+#   4. /run/mount/utab holds no line mount(8) alone does not write (nor
+#      more copies of one), after the command and after the umount;
 #   5. root requests pass through (root is a caller like the others: same
 #      comparison, owner only with default-owner on the tagged device).
 #
-#   tests/differential/run.sh                 build, boot, judge
-#   tests/differential/run.sh --judge DIR     judge the guest results in DIR
-#                                             (the guest/guest of a kept run)
+#   tests/differential/run.sh                 build, boot both kernels, judge
+#   tests/differential/run.sh --judge DIR [patched|unpatched]
+#                                             judge the guest results in DIR
+#                                             (the guest/guest of a kept run;
+#                                             kernel: from DIR/info unless given)
 #
 # Environment: EXTOWN_DIFF_SRC=TREE builds the helper from another checkout
 # (e.g. a `git worktree` of an older commit; default: this one);
 # EXTOWN_DIFF_KERNEL=BZIMAGE uses that kernel instead of
-# tools/kernel/build-kernel.sh patched; EXTOWN_KEEP=1 keeps the work
-# directory (guest records in vm/guest/guest/{nohelper,helper}/CASE/).
+# tools/kernel/build-kernel.sh patched, EXTOWN_DIFF_KERNEL_UNPATCHED=BZIMAGE
+# instead of tools/kernel/build-kernel.sh unpatched;
+# EXTOWN_DIFF_KERNELS="patched unpatched" (the default) the boots to make;
+# EXTOWN_KEEP=1 keeps the work directory (guest records in
+# vm/guest/guest/{nohelper,helper}/CASE/ for the patched kernel,
+# vm-unpatched/guest/guest/... for the unpatched one).
 #
 # stdout: "PASS differential.CASE" / "FAIL differential.CASE: why" per case,
-# plus differential.guest_finished; the table (case | mount(8) alone | with
-# helper | verdict) and everything else goes to stderr. Exit 0 whatever the
+# plus differential.guest_finished (differential.fallback.* likewise on the
+# unpatched kernel); the tables (case | mount(8) alone | with helper |
+# verdict) and everything else go to stderr. Exit 0 whatever the
 # tests say, 1 when the harness broke.
 set -euo pipefail
 
@@ -46,6 +61,10 @@ here=$top/tests/differential
 
 # Devices the guest tags removable (guest.sh): ownership is expected only there.
 tagged=" /dev/vdb /dev/vdd "
+# How the helper gives an owner: "uid" (patched kernel: uid=,gid= in the
+# superblock options) or "idmap" (unpatched kernel: the fallback's idmapped
+# mount, type ext4); set by judge.
+owner_by=uid
 
 # --- judging, with bash builtins only (hundreds of cases x forks are slow) ---
 
@@ -78,8 +97,14 @@ readf() { # VAR FILE
 	_rf=${_rf%$'\n'}
 }
 
-# The arguments sorted (C order), duplicates removed, into array VAR.
-sort_into() { # VAR WORD...
+# The arguments sorted (C order), duplicates removed, into array VAR;
+# with -k duplicates are kept (two stacked mounts alike are two mounts).
+sort_into() { # [-k] VAR WORD...
+	local _keep=""
+	if [ "$1" = -k ]; then
+		_keep=1
+		shift
+	fi
 	local -n _so=$1
 	shift
 	local _w _i _n _pos _dup
@@ -87,7 +112,7 @@ sort_into() { # VAR WORD...
 	for _w in "$@"; do
 		_n=${#_so[@]} _pos=${#_so[@]} _dup=0
 		for ((_i = 0; _i < _n; _i++)); do
-			if [[ ${_so[_i]} == "$_w" ]]; then
+			if [ -z "$_keep" ] && [[ ${_so[_i]} == "$_w" ]]; then
 				_dup=1
 				break
 			elif [[ ${_so[_i]} > "$_w" ]]; then
@@ -111,27 +136,48 @@ sort_opts() { # VAR OPTS
 
 # Mounts of a record file, normalised for comparison: "a; b; ..." sorted,
 # options sorted; with OWNER (uid:gid) the mounts of tagged devices get what
-# the helper is to add: nosuid,nodev per mount, uid=,gid= in the superblock.
+# the helper is to add: nosuid,nodev per mount, and uid=,gid= in the
+# superblock (patched kernel) or the per-mount idmapped and type ext4 for
+# ext2/ext3 (the fallback on the unpatched kernel).
 norm_mounts() { # VAR FILE [OWNER]
 	local -n _nm=$1
-	local owner=${3:--} mp root src type per sup
+	local owner=${3:--} mp root src type per sup o
 	local -a lines=() sorted=()
+	[ -f "$2" ] || {
+		_nm=""
+		return 0
+	}
 	while read -r mp root src type per sup; do
 		[ -n "$mp" ] || continue
 		if [ "$owner" != - ] && [[ $tagged == *" $src "* ]]; then
 			per="$per,nosuid,nodev"
-			sup="$sup,uid=${owner%%:*},gid=${owner##*:}"
+			if [ "$owner_by" = idmap ]; then
+				per="$per,idmapped"
+				if [ "$type" = ext2 ]; then
+					# the ext2 driver shows these whenever they are set, the ext4
+					# driver (which the fallback mounts ext2 with) only where
+					# they are not its defaults: the same settings
+					sup=",$sup,"
+					for o in user_xattr acl errors=continue; do sup=${sup//,$o,/,}; done
+					sup=${sup#,} sup=${sup%,}
+				fi
+				case $type in ext2 | ext3) type=ext4 ;; esac
+			else
+				sup="$sup,uid=${owner%%:*},gid=${owner##*:}"
+			fi
 		fi
 		sort_opts per "$per"
 		sort_opts sup "$sup"
 		lines+=("$mp $root $src $type $per $sup")
 	done <"$2"
-	sort_into sorted "${lines[@]}"
+	sort_into -k sorted "${lines[@]}"
 	printf -v _nm '%s; ' "${sorted[@]}"
 	_nm=${_nm%; }
 }
 
-# Lines of file A (from field SKIP+1 on) that are not in file B, "; "-joined.
+# Lines of file A (from field SKIP+1 on) that are not in file B, "; "-joined;
+# counted: a line A has twice and B once is one extra (a stacked mount's
+# second utab entry).
 extra_lines() { # VAR A B [SKIP]
 	local -n _el=$1
 	local -A seen=()
@@ -140,15 +186,42 @@ extra_lines() { # VAR A B [SKIP]
 	if [ -f "$3" ]; then
 		while IFS= read -r l; do
 			[ "$skip" = 0 ] || l=${l#* }
-			[ -z "$l" ] || seen["$l"]=1
+			[ -z "$l" ] || seen["$l"]=$((${seen["$l"]:-0} + 1))
 		done <"$3"
 	fi
 	[ -f "$2" ] || return 0
 	while IFS= read -r l; do
 		[ "$skip" = 0 ] || l=${l#* }
-		[ -z "$l" ] || [ -n "${seen["$l"]:-}" ] || _el+="$l; "
+		[ -n "$l" ] || continue
+		if [ "${seen["$l"]:-0}" -gt 0 ]; then
+			seen["$l"]=$((${seen["$l"]} - 1))
+		else
+			_el+="$l; "
+		fi
 	done <"$2"
 	_el=${_el%; }
+}
+
+# The owners record (guest.sh: "MOUNTPOINT SOURCE UID:GID" per mount),
+# normalised: "MOUNTPOINT UID:GID; ..." sorted; with OWNER the mounts of
+# tagged devices are expected to show OWNER. Empty when FILE is missing
+# (records of a guest from before the owners record).
+norm_owners() { # VAR FILE [OWNER]
+	local -n _no=$1
+	local owner=${3:--} mp src ids
+	local -a lines=() sorted=()
+	_no=""
+	[ -f "$2" ] || return 0
+	while read -r mp src ids; do
+		[ -n "$mp" ] || continue
+		if [ "$owner" != - ] && [[ $tagged == *" $src "* ]]; then
+			ids=$owner
+		fi
+		lines+=("$mp $ids")
+	done <"$2"
+	sort_into -k sorted "${lines[@]}"
+	printf -v _no '%s; ' "${sorted[@]}"
+	_no=${_no%; }
 }
 
 # "MOUNTPOINT STATUS" of each line of an umount record, "; "-joined.
@@ -196,28 +269,70 @@ summary() { # VAR DIR
 	[ -z "$msg" ] || _su+="; \"${msg//|//}\""
 }
 
-judge() { # GUESTDIR
-	local g=$1 name caller policy bef owner same cmd N H B basis pass=0 fail=0
-	local nh nb x y rcn rcs an as sn sh verdict joined
+# The guest's kernel from its info file: "patched" when ext4 has the
+# uid_gid_override feature file, "unpatched" when it has not, "" unknown.
+guest_kernel() { # VAR GUESTDIR
+	local -n _gk=$1
+	local l
+	_gk=""
+	[ -f "$2/info" ] || return 0
+	while IFS= read -r l; do
+		case $l in
+		"ext4 features: "*uid_gid_override*) _gk=patched ;;
+		"ext4 features: "*) _gk=unpatched ;;
+		esac
+	done <"$2/info"
+}
+
+judge() { # GUESTDIR patched|unpatched
+	local g=$1 kernel=$2 t=differential name caller policy bef owner same cmd N H B basis pass=0 fail=0
+	local nh nb x y rcn rcs an as sn sh verdict joined seen umounter
 	local -a why
+	owner_by=uid
+	if [ "$kernel" = unpatched ]; then
+		t=differential.fallback owner_by=idmap
+	fi
 	if [ ! -d "$g/nohelper" ] || [ ! -d "$g/helper" ]; then
-		echo "FAIL differential.guest_passes: no records of both passes in $g"
+		echo "FAIL $t.guest_passes: no records of both passes in $g"
 		return 0
 	fi
-	log "table (case | mount(8) alone | with helper | verdict):"
+	guest_kernel seen "$g"
+	if [ -n "$seen" ] && [ "$seen" != "$kernel" ]; then
+		echo "FAIL $t.guest_kernel: judged as the $kernel kernel, but the guest ran the $seen one (ext4 features in $g/info)"
+	fi
+	log "table, $kernel kernel (case | mount(8) alone | with helper | verdict):"
 	echo "| case | caller, policy, before: command | mount(8) alone | with helper | verdict |" >&2
 	echo "|---|---|---|---|---|" >&2
 	while IFS=$'\t' read -r name caller policy bef owner same cmd; do
 		N=$g/nohelper/$name H=$g/helper/$name
 		if [ ! -f "$N/rc" ] || [ ! -f "$H/rc" ]; then
-			echo "FAIL differential.$name: not run in both passes (guest stopped early?)"
+			echo "FAIL $t.$name: not run in both passes (guest stopped early?)"
 			fail=$((fail + 1))
 			continue
+		fi
+		umounter=${caller#*/}
+		# PATCHED/UNPATCHED owners; unpatched:CASE same-as only there
+		if [ "$kernel" = unpatched ]; then
+			owner=${owner#*/}
+		else
+			owner=${owner%%/*}
+			[[ $same != unpatched:* ]] || same=-
 		fi
 		why=()
 		B=$N basis=""
 		read -r rcn <"$N/rc"
 		rcs=""
+		if [[ $same == unpatched:* ]]; then
+			# mount(8) alone fails on this kernel because root gave uid=/gid=,
+			# which the kernel lacks; the helper gives them as an idmapped
+			# mount: the basis is mount(8) alone's request without them
+			same=${same#unpatched:}
+			[ ! -f "$g/nohelper/$same/rc" ] || read -r rcs <"$g/nohelper/$same/rc"
+			if [ "$rcn" != 0 ] && [ "$rcs" = 0 ]; then
+				B=$g/nohelper/$same basis=" (mount(8) alone refuses uid=/gid= on this kernel; its result for $same)"
+			fi
+			same=-
+		fi
 		[ "$same" = - ] || [ ! -f "$g/nohelper/$same/rc" ] || read -r rcs <"$g/nohelper/$same/rc"
 		if [ "$same" != - ] && [ "$rcn" != 0 ] && [ "$rcs" = 0 ]; then
 			# only where the helper cannot tell the two apart
@@ -254,11 +369,31 @@ judge() { # GUESTDIR
 			why+=("mount(8) alone mounts$basis, the helper refused: $y")
 		elif [ "$nb" != "$nh" ]; then
 			why+=("mounts differ$basis: expected [$nb], got [$nh]")
+		else
+			# the same mounts: the owner they show (uid= or the idmapping)
+			norm_owners nb "$B/owners" "$owner"
+			norm_owners nh "$H/owners"
+			[ ! -f "$B/owners" ] || [ ! -f "$H/owners" ] || [ "$nb" = "$nh" ] ||
+				why+=("owners seen at the mount points differ$basis: expected [$nb], got [$nh]")
+		fi
+		# the exit status: 0 exactly where mount(8) alone's is; where
+		# mount(8) alone fails with 32 past its own user check (the kernel or
+		# libmount refused: already mounted, a loop device), the same 32
+		read -r x <"$B/rc"
+		read -r y <"$H/rc"
+		an=""
+		[ ! -s "$B/msg" ] || IFS= read -r an <"$B/msg"
+		if [ "$x" = 0 ] && [ "$y" != 0 ]; then
+			why+=("exit status $y where mount(8) alone$basis gives 0")
+		elif [ "$x" != 0 ] && [ "$y" = 0 ]; then
+			why+=("exit status 0 where mount(8) alone$basis gives $x")
+		elif [ "$x" = 32 ] && [ "$y" != 32 ] && [[ $an != *"must be superuser to use mount"* ]]; then
+			why+=("exit status $y where mount(8) alone gives 32 (\"$an\")")
 		fi
 		# rule 3: the caller's umount, what stays mounted, loop devices
 		umount_status sn "$B/umount"
 		umount_status sh "$H/umount"
-		[ "$sn" = "$sh" ] || why+=("umount by $caller: mount(8) alone [$sn], helper [$sh]")
+		[ "$sn" = "$sh" ] || why+=("umount by $umounter: mount(8) alone [$sn], helper [$sh]")
 		norm_mounts nb "$B/mounts_after" "$owner"
 		norm_mounts nh "$H/mounts_after"
 		[ "$nb" = "$nh" ] || why+=("after umount still mounted: mount(8) alone [$nb], helper [$nh]")
@@ -270,12 +405,12 @@ judge() { # GUESTDIR
 		extra_lines x "$H/utab_after" "$B/utab_after"
 		[ -z "$x" ] || why+=("utab line left after umount: $x")
 		if [ ${#why[@]} -eq 0 ]; then
-			echo "PASS differential.$name"
+			echo "PASS $t.$name"
 			verdict=PASS
 			pass=$((pass + 1))
 		else
 			printf -v joined '%s; ' "${why[@]}"
-			echo "FAIL differential.$name: ${joined%; }"
+			echo "FAIL $t.$name: ${joined%; }"
 			verdict="FAIL: ${why[0]}"
 			fail=$((fail + 1))
 		fi
@@ -284,7 +419,7 @@ judge() { # GUESTDIR
 		echo "| $name | $caller, $policy, $bef: \`$cmd\` | $sn | $sh | ${verdict//|//} |" >&2
 	done < <(awk -F'|' -v OFS='\t' '/^[[:space:]]*(#|$)/ { next }
 		{ for (i = 1; i <= NF; i++) { gsub(/^[[:space:]]+|[[:space:]]+$/, "", $i) } print }' "$here/cases")
-	log "$((pass + fail)) cases: $pass passed, $fail failed"
+	log "$kernel kernel: $((pass + fail)) cases: $pass passed, $fail failed"
 	if [ -f "$g/info" ]; then
 		sed 's/^/    /' "$g/info" >&2
 	fi
@@ -292,22 +427,32 @@ judge() { # GUESTDIR
 
 harness_init differential differential
 if [ "${1:-}" = --judge ]; then
-	if [ $# -ne 2 ] || [ ! -d "$2" ]; then
-		echo "usage: $0 [--judge GUESTDIR]" >&2
+	if [ $# -lt 2 ] || [ $# -gt 3 ] || [ ! -d "$2" ] ||
+		{ [ $# = 3 ] && [ "$3" != patched ] && [ "$3" != unpatched ]; }; then
+		echo "usage: $0 [--judge GUESTDIR [patched|unpatched]]" >&2
 		exit 2
 	fi
-	judge "$2"
+	k=${3:-}
+	[ -n "$k" ] || guest_kernel k "$2"
+	judge "$2" "${k:-patched}"
 	exit 0
 fi
 start=$SECONDS
 src=${EXTOWN_DIFF_SRC:-$top}
-if [ -n "${EXTOWN_DIFF_KERNEL:-}" ]; then
-	kernel=$EXTOWN_DIFF_KERNEL
-else
-	kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
-		harness_fail "tools/kernel/build-kernel.sh patched failed"
-fi
-[ -f "$kernel" ] || harness_fail "no bzImage at $kernel"
+read -ra kernels <<<"${EXTOWN_DIFF_KERNELS:-patched unpatched}"
+declare -A bzimage=()
+for v in "${kernels[@]}"; do
+	case $v in
+	patched) bzimage[$v]=${EXTOWN_DIFF_KERNEL:-} ;;
+	unpatched) bzimage[$v]=${EXTOWN_DIFF_KERNEL_UNPATCHED:-} ;;
+	*) harness_fail "EXTOWN_DIFF_KERNELS: unknown kernel $v (patched, unpatched)" ;;
+	esac
+	if [ -z "${bzimage[$v]}" ]; then
+		bzimage[$v]=$("$top/tools/kernel/build-kernel.sh" "$v" | tail -n 1) ||
+			harness_fail "tools/kernel/build-kernel.sh $v failed"
+	fi
+	[ -f "${bzimage[$v]}" ] || harness_fail "no bzImage at ${bzimage[$v]}"
+done
 
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf.
 build=$work/build
@@ -315,24 +460,34 @@ harness_build_helper "$src" "$build"
 log "helper built from $src ($(git -C "$src" describe --always --dirty 2>/dev/null || echo '?'))"
 
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
-cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
-cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
-cp --sparse=always "$work/images/ext2.img" "$work/ext2.img"
 "$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$here/cases" \
 	"$work/initramfs.cpio.gz" "$here/guest.sh" >/dev/null ||
 	harness_fail "tools/vm/mkinitramfs.sh failed"
 
-rc=0
-"$top/tools/vm/run-vm.sh" --out "$work/vm" "$kernel" "$work/initramfs.cpio.gz" \
-	"$work/stick.img" "$work/internal.img" "$work/ext2.img" 500 >/dev/null || rc=$?
-g=$work/vm/guest/guest
-if [ "$rc" -eq 0 ] && [ -f "$work/vm/guest/DONE" ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ] &&
-	[ -f "$g/passes-done" ]; then
-	echo "PASS differential.guest_finished"
-else
-	echo "FAIL differential.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null); serial log ends: $(tail -n 3 "$work/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
-fi
-[ ! -s "$g/results" ] || cat "$g/results"
-judge "$g"
-log "wall time $((SECONDS - start)) s (VM $(cat "$work/vm/boot-seconds" 2>/dev/null) s)"
+for v in "${kernels[@]}"; do
+	t0=$SECONDS
+	t=differential vm=$work/vm
+	if [ "$v" = unpatched ]; then
+		t=differential.fallback vm=$work/vm-unpatched
+	fi
+	# fresh copies of the disks for each boot
+	cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
+	cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
+	cp --sparse=always "$work/images/ext2.img" "$work/ext2.img"
+	rc=0
+	"$top/tools/vm/run-vm.sh" --out "$vm" "${bzimage[$v]}" "$work/initramfs.cpio.gz" \
+		"$work/stick.img" "$work/internal.img" "$work/ext2.img" 500 >/dev/null || rc=$?
+	g=$vm/guest/guest
+	if [ "$rc" -eq 0 ] && [ -f "$vm/guest/DONE" ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ] &&
+		[ -f "$g/passes-done" ]; then
+		echo "PASS $t.guest_finished"
+	else
+		echo "FAIL $t.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null); serial log ends: $(tail -n 3 "$vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+	fi
+	# the guest's own set-up failures carry the patched kernel's names
+	[ ! -s "$g/results" ] || sed "s/ differential\./ $t./" "$g/results"
+	judge "$g" "$v"
+	log "$v kernel (${bzimage[$v]}): $((SECONDS - t0)) s (VM $(cat "$vm/boot-seconds" 2>/dev/null) s)"
+done
+log "wall time $((SECONDS - start)) s"
 exit 0

@@ -258,10 +258,11 @@ internal() {
 
 # A kernel without uid=/gid= (our unpatched build, Debian's stock kernels):
 # the acceptance story through the helper's idmapped-mount fallback. The
-# stick's owner 1234:1234 is shown as alice's 1000:1000 (and the other way
-# round), every other owner as it is on disk (/other 4321, /rootfile 0,
-# /high 70000), new files are written as 1234:1234 (the host checks that
-# with debugfs), ext2 is served by the ext4 driver.
+# stick's owner 1234:1234 is shown as alice's 1000:1000 one way (her own
+# 1000 on disk would show as nobody), every other owner as it is on disk
+# (/other 4321, /rootfile 0, /high 70000), new files are written as
+# 1234:1234 (the host checks that with debugfs), ext2 is served by the ext4
+# driver.
 fallback_story() {
 	local fs=$1 dev=$2 mnt line key opts fstype msg
 	local t=e2e.$kernel.$fs
@@ -292,6 +293,9 @@ fallback_story() {
 		test "$(stat -c %u:%g "$mnt/file"),$(stat -c %u:%g "$mnt"),$(stat -c %u:%g "$mnt/dir/inner")" = 1000:1000,1000:1000,1000:1000
 	check "$t.other_owners_kept" "/other $(stat -c %u:%g "$mnt/other"), /rootfile $(stat -c %u:%g "$mnt/rootfile"), /high $(stat -c %u:%g "$mnt/high")" \
 		test "$(stat -c %u:%g "$mnt/other") $(stat -c %u:%g "$mnt/rootfile") $(stat -c %u:%g "$mnt/high")" = "4321:4321 0:0 70000:70000"
+	# issue 18: one way; alice's own ids on disk are nobody's on this mount
+	check "$t.callers_own_file_shown_as_nobody" "/ownfile $(stat -c %u:%g "$mnt/ownfile")" \
+		test "$(stat -c %u:%g "$mnt/ownfile")" = 65534:65534
 	alice_uses_0600_file "$t" "$mnt"
 	check "$t.alice_cannot_write_4321_file" "alice wrote /other" \
 		eval '! as_alice sh -c '"'"'echo x >>"$1"'"'"' sh "$mnt/other" 2>/dev/null'

@@ -222,7 +222,9 @@ log "guest image ready ($((SECONDS - t0)) s so far)"
 # --- stick images ---------------------------------------------------------
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
 # owners other than the stick's: /other of 4321:4321 and /rootfile of 0:0
-# (the fallback must leave them as they are)
+# (the fallback must leave them as they are), and /ownfile of alice's own
+# 1000:1000, mode 0600 (the fallback shows it as nobody's, never as anyone
+# else's)
 echo 'another owner' >"$work/other"
 for img in "$work/images/ext4.img" "$work/images/ext2.img"; do
 	debugfs -w -f - "$img" >/dev/null 2>&1 <<-EOF || harness_fail "debugfs could not add /other to $img"
@@ -230,6 +232,10 @@ for img in "$work/images/ext4.img" "$work/images/ext2.img"; do
 		sif other uid 4321
 		sif other gid 4321
 		write $work/other rootfile
+		write $work/other ownfile
+		sif ownfile uid 1000
+		sif ownfile gid 1000
+		sif ownfile mode 0100600
 	EOF
 	[ "$(ondisk_info "$img" /other | awk '{ print $3 ":" $4 }')" = 4321:4321 ] ||
 		harness_fail "/other in $img is not 4321:4321"
@@ -305,7 +311,7 @@ host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-OWNER NEW-PATHS...
 	fsimg=$work/check.img
 	fs_image "$stick" "$fsimg"
 	for p in / /file /secret /dir /dir/inner /link /chardev /fifo /socket /high /lost+found \
-		/other /rootfile; do
+		/other /rootfile /ownfile; do
 		ino=$(debugfs -R "stat $p" "$pristine" 2>/dev/null | awk '/^Inode:/ { print $2; exit }')
 		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$pristine" "$p")"
 		before=$uid:$gid

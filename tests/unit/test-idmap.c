@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of idmap.c: the stick's owner, the swap maps, the namespace. */
+/* Unit tests of idmap.c: the stick's owner, the one-way maps, the namespace. */
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -64,17 +64,18 @@ static int t_tie_to_smaller_and_none(char *why)
 	return 0;
 }
 
-static int t_map_swap(char *why)
+static int t_map_one_way(char *why)
 {
 	char buf[IDMAP_MAP_LEN];
-	const char *want = "0 0 1000\n1000 1234 1\n1001 1001 233\n1234 1000 1\n"
-			   "1235 1235 4294966060\n";
+	/* disk 1234 shown as 1000; disk 1000 has no line (overflow id) */
+	const char *want = "0 0 1000\n1001 1001 233\n1234 1000 1\n1235 1235 4294966060\n";
+	const char *back = "0 0 1000\n1000 1234 1\n1001 1001 233\n1235 1235 4294966060\n";
 
 	CHECK(idmap_map_text(buf, sizeof(buf), 1234, 1000) == 0, "failed");
 	CHECK(strcmp(buf, want) == 0, "map\n%s\nwant\n%s", buf, want);
-	/* the same map whichever way round: a swap */
-	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1234) == 0 && strcmp(buf, want) == 0,
-	      "swapped arguments gave\n%s", buf);
+	/* not a swap: the other way round is another map */
+	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1234) == 0 && strcmp(buf, back) == 0,
+	      "disk 1000 shown as 1234 gave\n%s\nwant\n%s", buf, back);
 	return 0;
 }
 
@@ -85,13 +86,95 @@ static int t_map_edges(char *why)
 	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1000) == 0 &&
 	      strcmp(buf, "0 0 4294967295\n") == 0, "identity: '%s'", buf);
 	CHECK(idmap_map_text(buf, sizeof(buf), 1000, 1001) == 0 &&
-	      strcmp(buf, "0 0 1000\n1000 1001 1\n1001 1000 1\n1002 1002 4294966293\n") == 0,
+	      strcmp(buf, "0 0 1000\n1000 1001 1\n1002 1002 4294966293\n") == 0,
 	      "adjacent ids: '%s'", buf);
 	CHECK(idmap_map_text(buf, sizeof(buf), 1, 4294967294U) == 0 &&
-	      strcmp(buf, "0 0 1\n1 4294967294 1\n2 2 4294967292\n4294967294 1 1\n") == 0,
+	      strcmp(buf, "0 0 1\n1 4294967294 1\n2 2 4294967292\n") == 0,
 	      "ids at both ends: '%s'", buf);
+	CHECK(idmap_map_text(buf, sizeof(buf), 4294967294U, 1) == 0 &&
+	      strcmp(buf, "0 0 1\n2 2 4294967292\n4294967294 1 1\n") == 0,
+	      "ids at both ends, the other way: '%s'", buf);
 	CHECK(idmap_map_text(small, sizeof(small), 1234, 1000) == -1,
 	      "a too small buffer was not refused");
+	return 0;
+}
+
+static int t_status_pid(char *why)
+{
+	CHECK(idmap_status_pid("Name:\tx\nPid:\t55\nPPid:\t1\nNSpid:\t55\t3\n") == 3,
+	      "NSpid: the last number is the pid in its own namespace");
+	CHECK(idmap_status_pid("Name:\tx\nPid:\t55\nPPid:\t1\n") == 55,
+	      "without NSpid, Pid");
+	CHECK(idmap_status_pid("Name:\tx\nPPid:\t1\n") == -1, "no pid at all");
+	CHECK(idmap_status_pid("Name:\tx\nNSpid:\tz\n") == -1, "not a number");
+	CHECK(idmap_status_pid("Name:\tx\nNSpid:\t0\n") == -1, "pid 0");
+	return 0;
+}
+
+/* a process in a fresh user namespace, stopped on a pipe; its pid */
+static pid_t park_in_userns(int *hold)
+{
+	int p[2], r[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p) || pipe(r))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		close(r[0]);
+		if (unshare(CLONE_NEWUSER) || write(r[1], "1", 1) != 1)
+			_exit(1);
+		(void)!read(p[0], &c, 1);
+		_exit(0);
+	}
+	close(p[0]);
+	close(r[1]);
+	if (read(r[0], &c, 1) != 1) {
+		close(r[0]);
+		close(p[1]);
+		return -1;
+	}
+	close(r[0]);
+	*hold = p[1];
+	return pid;
+}
+
+static int t_proc_dir_checked(char *why)
+{
+	char path[64], w[256] = "";
+	int hold, fd, tmp;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		snprintf(why, WHY_LEN, "needs root");
+		return TAP_SKIP;
+	}
+	pid = park_in_userns(&hold);
+	CHECK(pid > 0, "cannot park a process in a user namespace: %m");
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	CHECK(fd >= 0, "%s: %m", path);
+	/* the process behind the directory is not the one expected */
+	CHECK(idmap_check_proc_dir(fd, pid + 1, w, sizeof(w)) == -1 &&
+	      strstr(w, "another process"), "another pid accepted: '%s'", w);
+	CHECK(idmap_check_proc_dir(fd, pid, w, sizeof(w)) == 0, "refused: %s", w);
+	/* a directory that is not on a proc filesystem */
+	tmp = open("/tmp", O_RDONLY | O_DIRECTORY);
+	CHECK(tmp >= 0 && idmap_check_proc_dir(tmp, pid, w, sizeof(w)) == -1 &&
+	      strstr(w, "not on a proc"), "/tmp accepted: '%s'", w);
+	close(tmp);
+	/* a namespace whose maps someone wrote already */
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	tmp = open(path, O_WRONLY);
+	CHECK(tmp >= 0 && write(tmp, "0 100000 1\n", 11) == 11, "cannot map: %m");
+	close(tmp);
+	CHECK(idmap_check_proc_dir(fd, pid, w, sizeof(w)) == -1 && strstr(w, "not new"),
+	      "a mapped namespace accepted: '%s'", w);
+	close(fd);
+	close(hold);
+	waitpid(pid, NULL, 0);
 	return 0;
 }
 
@@ -134,7 +217,7 @@ static int read_maps_in(int fd, char *out, size_t outsz)
 
 static int t_userns_has_the_maps(char *why)
 {
-	char um[IDMAP_MAP_LEN], gm[IDMAP_MAP_LEN], seen[512];
+	char um[IDMAP_MAP_LEN], gm[IDMAP_MAP_LEN], seen[512], w[256] = "";
 	int fd;
 
 	if (geteuid() != 0) {
@@ -143,15 +226,15 @@ static int t_userns_has_the_maps(char *why)
 	}
 	CHECK(idmap_map_text(um, sizeof(um), 1234, 1000) == 0 &&
 	      idmap_map_text(gm, sizeof(gm), 4321, 1000) == 0, "map text");
-	fd = idmap_userns_fd(um, gm);
-	CHECK(fd >= 0, "idmap_userns_fd: %m");
+	fd = idmap_userns_fd(um, gm, w, sizeof(w));
+	CHECK(fd >= 0, "idmap_userns_fd: %s", w);
 	CHECK(read_maps_in(fd, seen, sizeof(seen)) == 0, "cannot enter the namespace");
 	close(fd);
-	/* the kernel prints each extent as "%10u %10u %10u" */
-	CHECK(strstr(seen, "1000       1234          1") &&
-	      strstr(seen, "1234       1000          1") &&
-	      strstr(seen, "1000       4321          1") &&
-	      strstr(seen, "4321       1000          1"),
+	/* the kernel prints each extent as "%10u %10u %10u"; 1000 on disk
+	 * has no line in either map */
+	CHECK(strstr(seen, "1234       1000          1") &&
+	      strstr(seen, "4321       1000          1") &&
+	      !strstr(seen, "1000       1234") && !strstr(seen, "1000       4321"),
 	      "maps inside the namespace:\n%.300s", seen);
 	return 0;
 }
@@ -198,8 +281,10 @@ int main(void)
 	RUN("helper.idmap.owner_is_root_directory_owner", t_root_owner_wins);
 	RUN("helper.idmap.root_0_most_frequent_owner_below", t_root_0_most_frequent);
 	RUN("helper.idmap.ties_to_smaller_id_and_no_owner", t_tie_to_smaller_and_none);
-	RUN("helper.idmap.map_swaps_two_ids_identity_elsewhere", t_map_swap);
+	RUN("helper.idmap.map_shows_owner_one_way_caller_unmapped", t_map_one_way);
 	RUN("helper.idmap.map_identity_adjacent_and_extreme_ids", t_map_edges);
+	RUN("helper.idmap.status_pid_is_own_namespace_pid", t_status_pid);
+	RUN("helper.idmap.proc_dir_of_another_process_refused", t_proc_dir_checked);
 	RUN("helper.idmap.userns_has_the_maps", t_userns_has_the_maps);
 	RUN("helper.idmap.scan_reads_root_and_entries", t_scan_directory);
 	return 0;
