@@ -117,18 +117,25 @@ record() { # NAME COMMAND EXIT MESSAGE
 	printf '%s | %s | exit %s | %s | %s\n' "$1" "$2" "$3" "$(our_mounts | tr '\n' ';')" \
 		"$(oneline "$4")" >>"$ATT"
 }
-# "UID GID" named by "new files written as UID:GID" in MSG ("-" for a gid
-# it does not name); empty when the message names none
-written_as() {
-	echo "$1" | sed -n 's/.*new files written as \([0-9][0-9]*\)\(:\([0-9][0-9]*\)\)\{0,1\}.*/\1 \3/p' |
-		head -n 1 | awk '{ print $1, ($2 == "" ? "-" : $2) }'
+# "UID GID" that MSG says new files are written as, in either wording:
+# "new files written as UID:GID" (ca37164) or "new files of uid N are
+# written as uid UID, gid GID" / "..., their own gid" (GID is then the
+# creator's, OWN_GID); "-" for a gid it does not name; empty when MSG
+# names no ids at all
+written_as() { # MSG OWN_GID
+	echo "$1" | sed -n -e 's/.*new files written as \([0-9][0-9]*\):\([0-9][0-9]*\).*/\1 \2/p' \
+		-e 's/.*written as uid \([0-9][0-9]*\), gid \([0-9][0-9]*\).*/\1 \2/p' \
+		-e "s/.*written as uid \\([0-9][0-9]*\\), their own gid.*/\\1 $2/p" \
+		-e 's/.*written as uid \([0-9][0-9]*\)$/\1 -/p' \
+		-e 's/.*written as uid \([0-9][0-9]*\)[^,0-9].*/\1 -/p' | head -n 1
 }
-# expect_ondisk TEST DISK PATH MSG: the host compares PATH's on-disk owner
-# with the ids MSG names
+# expect_ondisk TEST DISK PATH MSG CREATOR_GID: the host compares the
+# on-disk owner of PATH (created by a process of gid CREATOR_GID) with
+# the ids MSG names
 expect_ondisk() {
-	w=$(written_as "$4")
+	w=$(written_as "$4" "$5")
 	if [ -z "$w" ]; then
-		fail "$1" "the message names no 'new files written as' ids: $(oneline "$4")"
+		fail "$1" "the message names no ids new files are written as: $(oneline "$4")"
 	else
 		echo "$2 $3 $w $1" >>"$ONDISK"
 	fi
@@ -275,7 +282,7 @@ else
 	fail msg.uid_only.no_gid_invented "exit $rc: $(echo "$msg" | grep '2001:[0-9]' | head -n 1)"
 fi
 if [ "$rc" -eq 0 ] && setpriv --reuid=2001 --regid=2001 --clear-groups touch /media/m9/m9-probe; then
-	expect_ondisk msg.uid_only.new_file_matches_message stick /m9-probe "$msg"
+	expect_ondisk msg.uid_only.new_file_matches_message stick /m9-probe "$msg" 2001
 else
 	fail msg.uid_only.new_file_matches_message "mount exit $rc, or uid 2001 cannot create a file: $(oneline "$msg")"
 fi
@@ -408,7 +415,7 @@ if [ "$rc" -eq 0 ]; then
 	fi
 	echo "swap: shown as (uid gid mode path) $(owners /media/swap | tr '\n' ';')" >>"$ATT"
 	if as_alice touch /media/swap/alice-new; then
-		expect_ondisk swap.new_file_matches_message swap /alice-new "$msg"
+		expect_ondisk swap.new_file_matches_message swap /alice-new "$msg" $ALICE
 		echo "swap /alice-new 1001 1001 swap.new_file_on_disk_is_stick_owner" >>"$ONDISK"
 	else
 		fail swap.new_file_matches_message "alice cannot create a file on her mount"
@@ -426,7 +433,7 @@ else
 	fail stack.first_mount_idmapped "exit $rc, options '$(opts_at /media/stick)': $(oneline "$msg")"
 fi
 if [ "$rc" -eq 0 ] && as_alice touch /media/stick/fb-probe; then
-	expect_ondisk msg.user_mount.new_file_matches_message stick /fb-probe "$msg"
+	expect_ondisk msg.user_mount.new_file_matches_message stick /fb-probe "$msg" $ALICE
 else
 	fail msg.user_mount.new_file_matches_message "alice's mount failed or she cannot create a file"
 fi
