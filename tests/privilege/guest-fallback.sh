@@ -30,12 +30,15 @@
 #                   uid_map was ever written; .no_root: none read
 #                   /etc/shadow or created a file in /root; .mounted: the
 #                   mount still happened (exit 0)
-#  2 sigchld        alice's `mount /media/stick` with SIGCHLD ignored (fbtool
-#                   exec --sigign-chld), stderr a pipe pre-filled with 65536
-#                   bytes: the helper blocks on its message; while it does,
-#                   .not_ignored: SIGCHLD is not in its SigIgn
-#  6 stderr_full    (same hold) .utab_before_message: if mounted while held,
-#                   /run/mount/utab already has the entry
+#  2 sigchld_ignored  alice's `mount /media/stick` with SIGCHLD ignored
+#                   (fbtool exec --sigign-chld), stderr a pipe pre-filled
+#                   with 65536 bytes: the helper blocks on its message;
+#                   while it does, .not_inherited: SIGCHLD is not in its
+#                   SigIgn
+#  6 stderr_full_pipe  (same hold) .utab_before_message: if mounted while
+#                   held, /run/mount/utab already has the entry;
+#                   .terminal_signals_blocked: SIGHUP, SIGINT, SIGQUIT,
+#                   SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU blocked or ignored
 #    stderr_closed  stderr a pipe whose reader has gone: .utab_if_mounted:
 #                   nothing mounted or mounted with its utab entry;
 #                   .alice_can_umount
@@ -50,13 +53,13 @@
 #                   mount and one utab entry remain; users: bob's mount of
 #                   alice's mounted /media/shared exits 32 and alice can
 #                   still umount it
-#  5 symlink        alice mounts /media/link (symlink to /media/x5): mounted
+#  5 symlinked_mountpoint  alice mounts /media/link (symlink to /media/x5): mounted
 #                   idmapped at /media/x5, and alice can umount it
-#  7 image_no_loop  alice mounts /media/img: mounted; umount leaves no loop
-#                   device bound
-#  8 nofile         `mount /media/stick` by alice with RLIMIT_NOFILE 4..8
-#                   (nofileN), and the helper run directly at 3..7
-#                   (nofileN_helper):
+#  7 image_without_loop  alice mounts /media/img: mounted; umount leaves
+#                   no loop device bound
+#  8 nofile_low     `mount /media/stick` by alice with RLIMIT_NOFILE 4..8
+#                   (.mountN), and the helper run directly at 3..7
+#                   (.helperN):
 #                   exit 0 with the mount and its utab entry, or refused
 #                   with nothing mounted, never exit 32 with a mount left
 #  9 msg            the "new files written as U:G" of a message equals what
@@ -312,30 +315,39 @@ for _ in $(seq 1 160); do
 	fi
 	sleep 0.25
 done
-sigign="" mounted=0 utab=0
+sigign="" sigblk="" mounted=0 utab=0
 if [ "$held" = yes ]; then
 	sigign=$(awk '/^SigIgn:/ { print $2 }' "/proc/$hp/status")
+	sigblk=$(awk '/^SigBlk:/ { print $2 }' "/proc/$hp/status")
 	mounted=$(count_at /media/stick)
 	utab=$(utab_has /media/stick)
 fi
 echo go >/tmp/fb-release
 wait "$bg"
 record sigchld_stderr_full "SIGCHLD ignored, stderr full: mount /media/stick" "?" \
-	"held: $held (helper $hp, syscall '$sc'); SigIgn $sigign; while held: $mounted mounts, $utab utab entries"
+	"held: $held (helper $hp, syscall '$sc'); SigIgn $sigign, SigBlk $sigblk; while held: $mounted mounts, $utab utab entries"
 if [ "$held" != yes ]; then
-	fail sigchld.not_ignored "the helper never blocked on a write to stderr (pid '$hp', syscall '$sc')"
-	fail stderr_full.utab_before_message "the helper never blocked on a write to stderr"
+	fail sigchld_ignored.not_inherited "the helper never blocked on a write to stderr (pid '$hp', syscall '$sc')"
+	fail stderr_full_pipe.utab_before_message "the helper never blocked on a write to stderr"
+	fail stderr_full_pipe.terminal_signals_blocked "the helper never blocked on a write to stderr"
 else
-	# SIGCHLD is signal 17: bit 16, the fifth hex digit from the right
-	d=$(echo "$sigign" | awk '{ print substr($1, length($1) - 4, 1) }')
-	case $d in
-	[13579bdfBDF]) fail sigchld.not_ignored "the root helper runs with SIGCHLD ignored (SigIgn $sigign)" ;;
-	*) pass sigchld.not_ignored ;;
-	esac
-	if [ "$mounted" -eq 0 ] || [ "$utab" -ge 1 ]; then
-		pass stderr_full.utab_before_message
+	# signals 1-32 are the low 8 hex digits: bit N-1 for signal N
+	ign=$((0x${sigign#????????})) blk=$((0x${sigblk#????????}))
+	if [ $((ign & 0x10000)) -eq 0 ]; then # SIGCHLD (17)
+		pass sigchld_ignored.not_inherited
 	else
-		fail stderr_full.utab_before_message "held on its message with $mounted mounts and $utab utab entries"
+		fail sigchld_ignored.not_inherited "the root helper runs with SIGCHLD ignored (SigIgn $sigign)"
+	fi
+	# SIGHUP, SIGINT, SIGQUIT (1-3), SIGPIPE (13), SIGTSTP, SIGTTIN, SIGTTOU (20-22)
+	if [ $(((ign | blk) & 0x381007)) -eq $((0x381007)) ]; then
+		pass stderr_full_pipe.terminal_signals_blocked
+	else
+		fail stderr_full_pipe.terminal_signals_blocked "held with SigBlk $sigblk, SigIgn $sigign"
+	fi
+	if [ "$mounted" -eq 0 ] || [ "$utab" -ge 1 ]; then
+		pass stderr_full_pipe.utab_before_message
+	else
+		fail stderr_full_pipe.utab_before_message "held on its message with $mounted mounts and $utab utab entries"
 	fi
 fi
 unmount_all
@@ -484,41 +496,41 @@ unmount_all
 # --- 5: a symlinked fstab mount point -----------------------------------------
 msg=$(as_alice mount /media/link 2>&1)
 rc=$?
-record symlink "alice: mount /media/link (-> /media/x5)" "$rc" "$msg"
+record symlinked_mountpoint "alice: mount /media/link (-> /media/x5)" "$rc" "$msg"
 if [ "$rc" -eq 0 ] && idmapped_at /media/x5; then
-	pass symlink.mounted_idmapped
+	pass symlinked_mountpoint.mounted_idmapped
 else
-	fail symlink.mounted_idmapped "exit $rc, options at /media/x5 '$(opts_at /media/x5)': $(oneline "$msg")"
+	fail symlinked_mountpoint.mounted_idmapped "exit $rc, options at /media/x5 '$(opts_at /media/x5)': $(oneline "$msg")"
 fi
 msg=$(as_alice umount /media/link 2>&1)
 rc=$?
 n=$(count_at /media/x5)
-record symlink.umount "alice: umount /media/link" "$rc" "$msg"
+record symlinked_mountpoint.umount "alice: umount /media/link" "$rc" "$msg"
 if [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]; then
-	pass symlink.alice_can_umount
+	pass symlinked_mountpoint.alice_can_umount
 else
-	fail symlink.alice_can_umount "exit $rc, $n mounts left: $(oneline "$msg")"
+	fail symlinked_mountpoint.alice_can_umount "exit $rc, $n mounts left: $(oneline "$msg")"
 fi
 unmount_all
 
 # --- 7: an image file in a user entry, no "loop" option -------------------------
 msg=$(as_alice mount /media/img 2>&1)
 rc=$?
-record image_no_loop "alice: mount /media/img (/tmp/plain.img, no loop option)" "$rc" "$msg"
+record image_without_loop "alice: mount /media/img (/tmp/plain.img, no loop option)" "$rc" "$msg"
 if [ "$rc" -eq 0 ] && [ "$(count_at /media/img)" -eq 1 ]; then
-	pass image_no_loop.mounted
+	pass image_without_loop.mounted
 else
-	fail image_no_loop.mounted "exit $rc: $(oneline "$msg")"
+	fail image_without_loop.mounted "exit $rc: $(oneline "$msg")"
 fi
 msg=$(as_alice umount /media/img 2>&1)
 rc=$?
 sleep 0.5
 left=$(loops | tr '\n' ' ')
-record image_no_loop.umount "alice: umount /media/img" "$rc" "$msg (loops bound: $left)"
+record image_without_loop.umount "alice: umount /media/img" "$rc" "$msg (loops bound: $left)"
 if [ "$rc" -eq 0 ] && [ "$(count_at /media/img)" -eq 0 ] && [ -z "$left" ]; then
-	pass image_no_loop.umount_no_loop_left
+	pass image_without_loop.umount_no_loop_left
 else
-	fail image_no_loop.umount_no_loop_left "exit $rc, $(count_at /media/img) mounts, loops bound: $left: $(oneline "$msg")"
+	fail image_without_loop.umount_no_loop_left "exit $rc, $(count_at /media/img) mounts, loops bound: $left: $(oneline "$msg")"
 fi
 unmount_all
 
@@ -527,11 +539,11 @@ unmount_all
 for t in mount:4 mount:5 mount:6 mount:7 mount:8 helper:3 helper:4 helper:5 helper:6 helper:7; do
 	how=${t%:*} nf=${t#*:}
 	if [ "$how" = mount ]; then
-		name=nofile$nf
+		name=nofile_low.mount$nf
 		msg=$($FB exec --nofile "$nf" setpriv --reuid=$ALICE --regid=$ALICE --init-groups \
 			mount /media/stick 2>&1)
 	else
-		name=nofile${nf}_helper
+		name=nofile_low.helper$nf
 		msg=$($FB exec --nofile "$nf" setpriv --reuid=$ALICE --regid=$ALICE --init-groups \
 			/usr/sbin/mount.ext4 /dev/vdb /media/stick -o rw,noexec,nosuid,nodev,user 2>&1)
 	fi
