@@ -104,6 +104,23 @@ struct idmapped {
 	bool ro;		/* write-protected: retried read-only */
 };
 
+/* why one id asked for (KIND: "uid" or "gid") is not mapped, added to WHY */
+static void why_unmapped(char *why, size_t whysz, const char *kind, bool found,
+			 uint32_t owner, unsigned long asked)
+{
+	size_t len = strlen(why);
+	const char *sep = len ? ", " : "";
+
+	if (!found)
+		snprintf(why + len, whysz - len, "%sno owner other than root on the "
+			 "filesystem for the %s", sep, kind);
+	else if (asked == 0)
+		snprintf(why + len, whysz - len, "%s%s 0 is never mapped", sep, kind);
+	else
+		snprintf(why + len, whysz - len, "%sits owner %s %u is already the one "
+			 "asked for", sep, kind, owner);
+}
+
 /* Which ids to map; false (and why) when there is nothing to map. */
 static bool choose_map(const struct idmap_owner *own, const struct idmap_plan *ip,
 		       bool *uid, bool *gid, char *why, size_t whysz)
@@ -112,11 +129,15 @@ static bool choose_map(const struct idmap_owner *own, const struct idmap_plan *i
 	*gid = ip->map_gid && own->found_gid && ip->gid != 0 && own->id.gid != ip->gid;
 	if (*uid || *gid)
 		return true;
-	if (!own->found_uid && !own->found_gid)
+	*why = '\0';
+	if (!own->found_uid && !own->found_gid) {
 		snprintf(why, whysz, "no owner other than root on the filesystem");
-	else
-		snprintf(why, whysz, "its owner %u:%u is already the one asked for",
-			 own->id.uid, own->id.gid);
+		return false;
+	}
+	if (ip->map_uid)
+		why_unmapped(why, whysz, "uid", own->found_uid, own->id.uid, ip->uid);
+	if (ip->map_gid)
+		why_unmapped(why, whysz, "gid", own->found_gid, own->id.gid, ip->gid);
 	return false;
 }
 
