@@ -120,6 +120,19 @@ record() { # NAME COMMAND EXIT MESSAGE
 	printf '%s | %s | exit %s | %s | %s\n' "$1" "$2" "$3" "$(our_mounts | tr '\n' ';')" \
 		"$(oneline "$4")" >>"$ATT"
 }
+# alice_umounts TEST RECORD MP AT: alice's umount MP succeeds and leaves no
+# mount at AT (MP itself, or where its symbolic link leads)
+alice_umounts() {
+	msg=$(as_alice umount "$3" 2>&1)
+	rc=$?
+	n=$(count_at "$4")
+	record "$2" "alice: umount $3" "$rc" "$msg"
+	if [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]; then
+		pass "$1"
+	else
+		fail "$1" "exit $rc, $n mounts left: $(oneline "$msg")"
+	fi
+}
 # "UID GID" that MSG says new files are written as, in either wording:
 # "new files written as UID:GID" (ca37164) or "new files of uid N are
 # written as uid UID, gid GID" / "..., their own gid" (GID is then the
@@ -482,15 +495,7 @@ if [ "$rc" -eq 0 ] && [ "$rcb" -eq 32 ] && [ "$n" -eq 1 ]; then
 else
 	fail users.other_user_refused "alice's mount exit $rc; bob's exit $rcb, $n mounts: $(oneline "$msg")"
 fi
-msg=$(as_alice umount /media/shared 2>&1)
-rc=$?
-n=$(count_at /media/shared)
-record stack.users_alice_umount "alice: umount /media/shared" "$rc" "$msg"
-if [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]; then
-	pass users.first_user_can_umount
-else
-	fail users.first_user_can_umount "exit $rc, $n mounts left: $(oneline "$msg")"
-fi
+alice_umounts users.first_user_can_umount stack.users_alice_umount /media/shared /media/shared
 unmount_all
 
 # --- 5: a symlinked fstab mount point -----------------------------------------
@@ -502,15 +507,7 @@ if [ "$rc" -eq 0 ] && idmapped_at /media/x5; then
 else
 	fail symlinked_mountpoint.mounted_idmapped "exit $rc, options at /media/x5 '$(opts_at /media/x5)': $(oneline "$msg")"
 fi
-msg=$(as_alice umount /media/link 2>&1)
-rc=$?
-n=$(count_at /media/x5)
-record symlinked_mountpoint.umount "alice: umount /media/link" "$rc" "$msg"
-if [ "$rc" -eq 0 ] && [ "$n" -eq 0 ]; then
-	pass symlinked_mountpoint.alice_can_umount
-else
-	fail symlinked_mountpoint.alice_can_umount "exit $rc, $n mounts left: $(oneline "$msg")"
-fi
+alice_umounts symlinked_mountpoint.alice_can_umount symlinked_mountpoint.umount /media/link /media/x5
 unmount_all
 
 # --- 7: an image file in a user entry, no "loop" option -------------------------
