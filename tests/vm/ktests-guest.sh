@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck shell=dash
 # In-guest kernel tests for the uid=/gid= mount options (K1-K13 of
-# shared/design/semantics.md), run by busybox ash inside the test VM.
+# docs/semantics.md), run by busybox ash inside the test VM.
 #
 #   ktests-guest.sh OUTDIR MODE LABEL:DEVICE:FSTYPE:SUITE[+SUITE...]...
 #
@@ -29,11 +29,9 @@ BOB=1001
 : >"$EXP"
 : >"$KLOG"
 
-pass() { echo "PASS $1" >>"$RES"; }
-fail() { echo "FAIL $1: $2" >>"$RES"; }
-check() { # NAME WHAT EXPECTED ACTUAL
-	if [ "$3" = "$4" ]; then pass "$1"; else fail "$1" "$2: expected '$3', got '$4'"; fi
-}
+T_RESULTS=$RES
+# shellcheck source=tests/lib/results.sh
+. /tests/results.sh
 owner() { stat -c '%u:%g' "$1" 2>&1; }
 # Kernel messages since the last call, also kept in the dmesg file.
 klog() {
@@ -49,14 +47,14 @@ has_opt() { # OPTS WORD
 
 k10_feature() {
 	if [ "$MODE" = unpatched ]; then
-		check "kernel.K10.no_feature_file_unpatched" "sysfs file" no \
+		check_eq "kernel.K10.no_feature_file_unpatched" "sysfs file" no \
 			"$([ -e /sys/fs/ext4/features/uid_gid_override ] && echo yes || echo no)"
 		return
 	fi
-	check "kernel.K10.ext4_feature_file" "content of /sys/fs/ext4/features/uid_gid_override" \
+	check_eq "kernel.K10.ext4_feature_file" "content of /sys/fs/ext4/features/uid_gid_override" \
 		supported "$(cat /sys/fs/ext4/features/uid_gid_override 2>&1)"
 	if grep -qw ext2 /proc/filesystems && [ -d /sys/fs/ext2 ]; then
-		check "kernel.K10.ext2_feature_file" "content of /sys/fs/ext2/features/uid_gid_override" \
+		check_eq "kernel.K10.ext2_feature_file" "content of /sys/fs/ext2/features/uid_gid_override" \
 			supported "$(cat /sys/fs/ext2/features/uid_gid_override 2>&1)"
 	fi
 }
@@ -69,31 +67,31 @@ suite_override() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
 	klog "start $l" >/dev/null
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,gid=$ALICE")
-	check "$l.K1.mount_with_uid_gid" "mount -o uid=$ALICE,gid=$ALICE" OK "$r"
+	check_eq "$l.K1.mount_with_uid_gid" "mount -o uid=$ALICE,gid=$ALICE" OK "$r"
 	[ "$r" = OK ] || return
 
 	for p in $OLD_PATHS; do
-		check "$l.K1.shown_owner.$(echo "$p" | tr '/+' '__')" "owner of $p" \
+		check_eq "$l.K1.shown_owner.$(echo "$p" | tr '/+' '__')" "owner of $p" \
 			"$ALICE:$ALICE" "$(owner "$m/$p")"
 	done
 
 	o=$(mount_opts "$m")
-	check "$l.K6.proc_mounts_uid" "uid=$ALICE in '$o'" yes "$(has_opt "$o" uid=$ALICE)"
-	check "$l.K6.proc_mounts_gid" "gid=$ALICE in '$o'" yes "$(has_opt "$o" gid=$ALICE)"
+	check_eq "$l.K6.proc_mounts_uid" "uid=$ALICE in '$o'" yes "$(has_opt "$o" uid=$ALICE)"
+	check_eq "$l.K6.proc_mounts_gid" "gid=$ALICE in '$o'" yes "$(has_opt "$o" gid=$ALICE)"
 	mi=$(awk -v m="$m" '$5 == m' /proc/self/mountinfo)
-	check "$l.K6.mountinfo_uid_gid" "uid=/gid= in mountinfo '$mi'" yes \
+	check_eq "$l.K6.mountinfo_uid_gid" "uid=/gid= in mountinfo '$mi'" yes \
 		"$(case "$mi" in *uid=$ALICE,*gid=$ALICE*) echo yes ;; *) echo no ;; esac)"
 
 	# K5: permissions follow the shown owner; bob is the control.
-	check "$l.K5.owner_reads_0600" "alice opens secret (0600, 1234 on disk) rw" OK \
+	check_eq "$l.K5.owner_reads_0600" "alice opens secret (0600, 1234 on disk) rw" OK \
 		"$($VMTOOL runas $ALICE $ALICE $VMTOOL access "$m/secret" rw)"
-	check "$l.K5.other_user_denied_0600" "bob opens secret r" EACCES \
+	check_eq "$l.K5.other_user_denied_0600" "bob opens secret r" EACCES \
 		"$($VMTOOL runas $BOB $BOB $VMTOOL access "$m/secret" r)"
 	$VMTOOL runas $ALICE $ALICE sh -c "echo edited-by-alice >> '$m/secret'" 2>/dev/null
-	check "$l.K5.owner_edits_0600" "last line of secret" edited-by-alice "$(tail -n 1 "$m/secret")"
+	check_eq "$l.K5.owner_edits_0600" "last line of secret" edited-by-alice "$(tail -n 1 "$m/secret")"
 	$VMTOOL runas $ALICE $ALICE sh -c "echo alice > '$m/by_alice' && mkdir '$m/dir/alice_dir'" 2>/dev/null
-	check "$l.K5.owner_creates_in_root" "owner of by_alice" "$ALICE:$ALICE" "$(owner "$m/by_alice")"
-	check "$l.K5.owner_creates_in_subdir" "owner of dir/alice_dir" "$ALICE:$ALICE" "$(owner "$m/dir/alice_dir")"
+	check_eq "$l.K5.owner_creates_in_root" "owner of by_alice" "$ALICE:$ALICE" "$(owner "$m/by_alice")"
+	check_eq "$l.K5.owner_creates_in_subdir" "owner of dir/alice_dir" "$ALICE:$ALICE" "$(owner "$m/dir/alice_dir")"
 	printf '%s\n' "$l by_alice $ALICE $ALICE" "$l dir/alice_dir $ALICE $ALICE" >>"$EXP"
 
 	# K2: every kind of new inode, created by root, shows and is written as 1000.
@@ -103,9 +101,9 @@ suite_override() {
 	mknod "$m/new_chr" c 1 3
 	mkfifo "$m/new_fifo"
 	r=$($VMTOOL tmpfile "$m" "$m/new_tmpfile")
-	check "$l.K2.o_tmpfile_linked" "O_TMPFILE + linkat" OK "$r"
+	check_eq "$l.K2.o_tmpfile_linked" "O_TMPFILE + linkat" OK "$r"
 	for p in new_file new_dir new_link new_chr new_fifo new_tmpfile; do
-		check "$l.K2.shown_owner.$p" "owner of $p" "$ALICE:$ALICE" "$(owner "$m/$p")"
+		check_eq "$l.K2.shown_owner.$p" "owner of $p" "$ALICE:$ALICE" "$(owner "$m/$p")"
 		echo "$l $p $ALICE $ALICE" >>"$EXP"
 	done
 
@@ -116,57 +114,57 @@ suite_override() {
 	chmod 0640 "$m/file"
 	touch -d "2020-01-02 03:04:05" "$m/dir"
 	r=$($VMTOOL setxattr "$m/file" user.extown test)
-	check "$l.K3.setxattr_on_old_file" "setxattr user.extown" OK "$r"
+	check_eq "$l.K3.setxattr_on_old_file" "setxattr user.extown" OK "$r"
 	mv "$m/high" "$m/dir/high_renamed"
 	ln "$m/dir/inner" "$m/inner_link"
-	check "$l.K3.old_inodes_still_shown_as_owner" "owner of dir/high_renamed" \
+	check_eq "$l.K3.old_inodes_still_shown_as_owner" "owner of dir/high_renamed" \
 		"$ALICE:$ALICE" "$(owner "$m/dir/high_renamed")"
 
 	# K4: giving a file away is refused; "giving" it to the shown owner is a no-op.
-	check "$l.K4.chown_other_uid_eperm" "chown secret 5" EPERM "$($VMTOOL chown "$m/secret" 5 -1)"
-	check "$l.K4.chgrp_other_gid_eperm" "chgrp secret 5" EPERM "$($VMTOOL chown "$m/secret" -1 5)"
-	check "$l.K4.chown_new_file_eperm" "chown new_file 0" EPERM "$($VMTOOL chown "$m/new_file" 0 0)"
-	check "$l.K4.chown_to_shown_owner_ok" "chown secret $ALICE:$ALICE" OK \
+	check_eq "$l.K4.chown_other_uid_eperm" "chown secret 5" EPERM "$($VMTOOL chown "$m/secret" 5 -1)"
+	check_eq "$l.K4.chgrp_other_gid_eperm" "chgrp secret 5" EPERM "$($VMTOOL chown "$m/secret" -1 5)"
+	check_eq "$l.K4.chown_new_file_eperm" "chown new_file 0" EPERM "$($VMTOOL chown "$m/new_file" 0 0)"
+	check_eq "$l.K4.chown_to_shown_owner_ok" "chown secret $ALICE:$ALICE" OK \
 		"$($VMTOOL chown "$m/secret" $ALICE $ALICE)"
-	check "$l.K4.alice_chown_to_bob_eperm" "alice: chown by_alice to bob" EPERM \
+	check_eq "$l.K4.alice_chown_to_bob_eperm" "alice: chown by_alice to bob" EPERM \
 		"$($VMTOOL runas $ALICE $ALICE $VMTOOL chown "$m/by_alice" $BOB -1)"
-	check "$l.K4.owner_unchanged_after_refusal" "owner of secret" "$ALICE:$ALICE" "$(owner "$m/secret")"
+	check_eq "$l.K4.owner_unchanged_after_refusal" "owner of secret" "$ALICE:$ALICE" "$(owner "$m/secret")"
 	klog "$l K1-K5" >/dev/null
 
 	# K7: remount keeps the override; other ids are refused; ro<->rw works.
 	mount -o remount,uid=5 "$m" 2>/dev/null
 	k=$(klog "$l remount uid=5")
-	check "$l.K7.remount_other_uid_refused" "uid= still in options" yes "$(has_opt "$(mount_opts "$m")" uid=$ALICE)"
-	check "$l.K7.remount_refusal_message" "kernel message naming uid" yes \
+	check_eq "$l.K7.remount_other_uid_refused" "uid= still in options" yes "$(has_opt "$(mount_opts "$m")" uid=$ALICE)"
+	check_eq "$l.K7.remount_refusal_message" "kernel message naming uid" yes \
 		"$(echo "$k" | grep -qi 'uid' && echo yes || echo no)"
 	r=$(mount -o remount,ro "$m" 2>&1 && echo OK)
-	check "$l.K7.remount_ro" "remount,ro" OK "$r"
+	check_eq "$l.K7.remount_ro" "remount,ro" OK "$r"
 	o=$(mount_opts "$m")
-	check "$l.K7.ro_keeps_override" "ro and uid=$ALICE in '$o'" yesyes \
+	check_eq "$l.K7.ro_keeps_override" "ro and uid=$ALICE in '$o'" yesyes \
 		"$(has_opt "$o" ro)$(has_opt "$o" uid=$ALICE)"
-	check "$l.K7.ro_still_shows_owner" "owner of file" "$ALICE:$ALICE" "$(owner "$m/file")"
+	check_eq "$l.K7.ro_still_shows_owner" "owner of file" "$ALICE:$ALICE" "$(owner "$m/file")"
 	r=$(mount -o remount,rw "$m" 2>&1 && echo OK)
-	check "$l.K7.remount_rw" "remount,rw" OK "$r"
+	check_eq "$l.K7.remount_rw" "remount,rw" OK "$r"
 	r=$(mount -o "remount,rw,uid=$ALICE,gid=$ALICE" "$m" 2>&1 && echo OK)
-	check "$l.K7.remount_same_ids_ok" "remount with the same ids" OK "$r"
+	check_eq "$l.K7.remount_same_ids_ok" "remount with the same ids" OK "$r"
 	echo after-remount >"$m/after_remount"
-	check "$l.K7.create_after_remount" "owner of after_remount" "$ALICE:$ALICE" "$(owner "$m/after_remount")"
+	check_eq "$l.K7.create_after_remount" "owner of after_remount" "$ALICE:$ALICE" "$(owner "$m/after_remount")"
 	echo "$l after_remount $ALICE $ALICE" >>"$EXP"
 	klog "$l K7" >/dev/null
 
 	# K13: a second mount of the same device shares the superblock.
 	r=$($VMTOOL mount "$dev" "$m.2" "$t" "uid=7,gid=7")
 	k=$(klog "$l second mount uid=7")
-	check "$l.K13.second_mount_other_ids_refused" "second mount with uid=7" EBUSY "$r"
-	check "$l.K13.second_mount_message" "kernel message" yes \
+	check_eq "$l.K13.second_mount_other_ids_refused" "second mount with uid=7" EBUSY "$r"
+	check_eq "$l.K13.second_mount_message" "kernel message" yes \
 		"$(echo "$k" | grep -qi 'uid' && echo yes || echo no)"
 	[ "$r" = OK ] && umount "$m.2"
 	r=$($VMTOOL mount "$dev" "$m.2" "$t" "uid=$ALICE,gid=$ALICE")
-	check "$l.K13.second_mount_same_ids_ok" "second mount with the same ids" OK "$r"
+	check_eq "$l.K13.second_mount_same_ids_ok" "second mount with the same ids" OK "$r"
 	[ "$r" = OK ] && umount "$m.2"
 
 	umount "$m"
-	check "$l.unmounted" "mounts at $m" 0 "$(mounted_at "$m")"
+	check_eq "$l.unmounted" "mounts at $m" 0 "$(mounted_at "$m")"
 	klog "$l end of override suite" >/dev/null
 }
 
@@ -174,21 +172,21 @@ suite_override() {
 suite_split_ids() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=2000:3000,gid=2001:3001")
-	check "$l.K2.mount_uid_n_m" "mount -o uid=2000:3000,gid=2001:3001" OK "$r"
+	check_eq "$l.K2.mount_uid_n_m" "mount -o uid=2000:3000,gid=2001:3001" OK "$r"
 	[ "$r" = OK ] || return
 	o=$(mount_opts "$m")
-	check "$l.K6.proc_mounts_uid_n_m" "uid=2000:3000,gid=2001:3001 in '$o'" yesyes \
+	check_eq "$l.K6.proc_mounts_uid_n_m" "uid=2000:3000,gid=2001:3001 in '$o'" yesyes \
 		"$(has_opt "$o" uid=2000:3000)$(has_opt "$o" gid=2001:3001)"
 	echo x >"$m/split_file"
 	mkdir "$m/split_dir"
-	check "$l.K2.split_shown_owner" "owner of split_file" 2000:2001 "$(owner "$m/split_file")"
-	check "$l.K1.split_old_shown_owner" "owner of file" 2000:2001 "$(owner "$m/file")"
+	check_eq "$l.K2.split_shown_owner" "owner of split_file" 2000:2001 "$(owner "$m/split_file")"
+	check_eq "$l.K1.split_old_shown_owner" "owner of file" 2000:2001 "$(owner "$m/file")"
 	printf '%s\n' "$l split_file 3000 3001" "$l split_dir 3000 3001" >>"$EXP"
 	# a new inode whose first write is an xattr: the access ACL it
 	# inherits from a default ACL (ext4 stores it in the inode itself)
 	mkdir "$m/acl_dir"
 	r=$($VMTOOL defacl "$m/acl_dir" 1234)
-	check "$l.K2.default_acl_set" "default ACL on acl_dir" OK "$r"
+	check_eq "$l.K2.default_acl_set" "default ACL on acl_dir" OK "$r"
 	echo x >"$m/acl_dir/acl_file"
 	mkdir "$m/acl_dir/acl_subdir"
 	printf '%s\n' "$l acl_dir 3000 3001" "$l acl_dir/acl_file 3000 3001" \
@@ -196,17 +194,17 @@ suite_split_ids() {
 	umount "$m"
 
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=0,gid=0")
-	check "$l.K1.uid_zero_is_valid" "mount -o uid=0,gid=0" OK "$r"
+	check_eq "$l.K1.uid_zero_is_valid" "mount -o uid=0,gid=0" OK "$r"
 	[ "$r" = OK ] || return
-	check "$l.K1.uid_zero_shown" "owner of secret" 0:0 "$(owner "$m/secret")"
-	check "$l.K6.proc_mounts_uid_zero" "uid=0 in options" yes "$(has_opt "$(mount_opts "$m")" uid=0)"
+	check_eq "$l.K1.uid_zero_shown" "owner of secret" 0:0 "$(owner "$m/secret")"
+	check_eq "$l.K6.proc_mounts_uid_zero" "uid=0 in options" yes "$(has_opt "$(mount_opts "$m")" uid=0)"
 	umount "$m"
 
 	# uid= alone leaves the group as it is on disk.
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
-	check "$l.K1.uid_without_gid" "mount -o uid=$ALICE" OK "$r"
+	check_eq "$l.K1.uid_without_gid" "mount -o uid=$ALICE" OK "$r"
 	[ "$r" = OK ] || return
-	check "$l.K1.uid_only_keeps_group" "owner of file" "$ALICE:1234" "$(owner "$m/file")"
+	check_eq "$l.K1.uid_only_keeps_group" "owner of file" "$ALICE:1234" "$(owner "$m/file")"
 	umount "$m"
 	klog "$l split ids" >/dev/null
 }
@@ -223,16 +221,16 @@ IDMAP=0:0:1000,$ALICE:2000:1
 suite_idmap() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1 i=/mnt/$1.2
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE:3000,gid=$ALICE:3001")
-	check "$l.idmap.mount_uid_n_m" "mount -o uid=$ALICE:3000,gid=$ALICE:3001" OK "$r"
+	check_eq "$l.idmap.mount_uid_n_m" "mount -o uid=$ALICE:3000,gid=$ALICE:3001" OK "$r"
 	[ "$r" = OK ] || return
 	r=$($VMTOOL idmap "$m" "$i" "$IDMAP")
 	if [ "$t" != ext4 ]; then
-		check "$l.idmap.type_without_idmap_refused" "idmapped bind mount of -t $t" EINVAL "$r"
+		check_eq "$l.idmap.type_without_idmap_refused" "idmapped bind mount of -t $t" EINVAL "$r"
 		[ "$r" = OK ] && umount "$i"
 		umount "$m"
 		return
 	fi
-	check "$l.idmap.bind_mount_allowed" "idmapped bind mount ($IDMAP) of the uid= mount" OK "$r"
+	check_eq "$l.idmap.bind_mount_allowed" "idmapped bind mount ($IDMAP) of the uid= mount" OK "$r"
 	if [ "$r" != OK ]; then
 		umount "$m"
 		return
@@ -240,44 +238,44 @@ suite_idmap() {
 	for p in . file secret dir high; do
 		q=$(echo "$p" | tr '/+' '__')
 		[ "$p" = . ] && q=root
-		check "$l.idmap.shown_owner_mapped.$q" "owner of $p on the idmapped mount" \
+		check_eq "$l.idmap.shown_owner_mapped.$q" "owner of $p on the idmapped mount" \
 			2000:2000 "$(owner "$i/$p")"
-		check "$l.idmap.uid_mount_unchanged.$q" "owner of $p on the uid= mount" \
+		check_eq "$l.idmap.uid_mount_unchanged.$q" "owner of $p on the uid= mount" \
 			"$ALICE:$ALICE" "$(owner "$m/$p")"
 	done
 	o=$(awk -v m="$i" '$5 == m' /proc/self/mountinfo)
-	check "$l.idmap.mountinfo_idmapped_and_uid" "idmapped and uid=$ALICE:3000 in '$o'" yesyes \
+	check_eq "$l.idmap.mountinfo_idmapped_and_uid" "idmapped and uid=$ALICE:3000 in '$o'" yesyes \
 		"$(case "$o" in *idmapped*) echo yes ;; *) echo no ;; esac)$(case "$o" in *uid=$ALICE:3000*) echo yes ;; *) echo no ;; esac)"
 	# K5 through the idmapping: 2000 owns the 0600 file there, alice not
-	check "$l.idmap.mapped_owner_reads_0600" "uid 2000 opens secret rw on the idmapped mount" OK \
+	check_eq "$l.idmap.mapped_owner_reads_0600" "uid 2000 opens secret rw on the idmapped mount" OK \
 		"$($VMTOOL runas 2000 2000 $VMTOOL access "$i/secret" rw)"
-	check "$l.idmap.unmapped_user_denied_0600" "alice opens secret r on the idmapped mount" EACCES \
+	check_eq "$l.idmap.unmapped_user_denied_0600" "alice opens secret r on the idmapped mount" EACCES \
 		"$($VMTOOL runas $ALICE $ALICE $VMTOOL access "$i/secret" r)"
 	$VMTOOL runas 2000 2000 sh -c "echo by-2000 >> '$i/file'" 2>/dev/null
-	check "$l.idmap.mapped_owner_writes_old_file" "last line of file" by-2000 "$(tail -n 1 "$m/file")"
+	check_eq "$l.idmap.mapped_owner_writes_old_file" "last line of file" by-2000 "$(tail -n 1 "$m/file")"
 	# K2 through the idmapping
 	$VMTOOL runas 2000 2000 sh -c "echo x > '$i/idmap_file' && mkdir '$i/idmap_dir'" 2>/dev/null
 	echo root >"$i/idmap_root"
 	for p in idmap_file idmap_dir idmap_root; do
-		check "$l.idmap.new_shown_mapped.$p" "owner of $p on the idmapped mount" 2000:2000 "$(owner "$i/$p")"
-		check "$l.idmap.new_shown_n.$p" "owner of $p on the uid= mount" "$ALICE:$ALICE" "$(owner "$m/$p")"
+		check_eq "$l.idmap.new_shown_mapped.$p" "owner of $p on the idmapped mount" 2000:2000 "$(owner "$i/$p")"
+		check_eq "$l.idmap.new_shown_n.$p" "owner of $p on the uid= mount" "$ALICE:$ALICE" "$(owner "$m/$p")"
 		echo "$l $p 3000 3001" >>"$EXP"
 	done
 	# K4 through the idmapping: the shown owner is 2000 there
-	check "$l.idmap.chown_to_shown_owner_ok" "chown idmap_file 2000:2000 on the idmapped mount" OK \
+	check_eq "$l.idmap.chown_to_shown_owner_ok" "chown idmap_file 2000:2000 on the idmapped mount" OK \
 		"$($VMTOOL chown "$i/idmap_file" 2000 2000)"
-	check "$l.idmap.chown_other_uid_eperm" "chown idmap_file 5 on the idmapped mount" EPERM \
+	check_eq "$l.idmap.chown_other_uid_eperm" "chown idmap_file 5 on the idmapped mount" EPERM \
 		"$($VMTOOL chown "$i/idmap_file" 5 -1)"
-	check "$l.idmap.chgrp_other_gid_eperm" "chgrp secret 0 on the idmapped mount" EPERM \
+	check_eq "$l.idmap.chgrp_other_gid_eperm" "chgrp secret 0 on the idmapped mount" EPERM \
 		"$($VMTOOL chown "$i/secret" -1 0)"
 	# an id the idmapping cannot map back is refused by the VFS first
-	check "$l.idmap.chown_unmappable_uid_eoverflow" "chown idmap_file $ALICE on the idmapped mount" EOVERFLOW \
+	check_eq "$l.idmap.chown_unmappable_uid_eoverflow" "chown idmap_file $ALICE on the idmapped mount" EOVERFLOW \
 		"$($VMTOOL chown "$i/idmap_file" $ALICE -1)"
-	check "$l.idmap.owner_unchanged_after_refusals" "owner of idmap_file on the idmapped mount" 2000:2000 \
+	check_eq "$l.idmap.owner_unchanged_after_refusals" "owner of idmap_file on the idmapped mount" 2000:2000 \
 		"$(owner "$i/idmap_file")"
 	umount "$i"
 	umount "$m"
-	check "$l.idmap.unmounted" "mounts at $m and $i" 00 "$(mounted_at "$m")$(mounted_at "$i")"
+	check_eq "$l.idmap.unmounted" "mounts at $m and $i" 00 "$(mounted_at "$m")$(mounted_at "$i")"
 	klog "$l idmap" >/dev/null
 }
 
@@ -293,9 +291,9 @@ suite_bad_values() {
 		r=$($VMTOOL mount "$dev" "$m" "$t" "$v")
 		k=$(klog "$l bad value '$v'")
 		key=${v%%=*}
-		check "$l.K8.bad_value_$i.refused" "mount -o '$v'" EINVAL "$r"
-		check "$l.K8.bad_value_$i.nothing_mounted" "mounts at $m for '$v'" 0 "$(mounted_at "$m")"
-		check "$l.K8.bad_value_$i.message" "kernel message naming '$key' for '$v'" yes \
+		check_eq "$l.K8.bad_value_$i.refused" "mount -o '$v'" EINVAL "$r"
+		check_eq "$l.K8.bad_value_$i.nothing_mounted" "mounts at $m for '$v'" 0 "$(mounted_at "$m")"
+		check_eq "$l.K8.bad_value_$i.message" "kernel message naming '$key' for '$v'" yes \
 			"$(echo "$k" | grep -q "$key" && echo yes || echo no)"
 		[ "$r" = OK ] && umount "$m"
 	done
@@ -307,8 +305,8 @@ suite_quota() {
 	for q in usrquota grpquota quota; do
 		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,$q")
 		k=$(klog "$l uid with $q")
-		check "$l.K9.$q.refused" "mount -o uid=$ALICE,$q" EINVAL "$r"
-		check "$l.K9.$q.message" "kernel message about quota" yes \
+		check_eq "$l.K9.$q.refused" "mount -o uid=$ALICE,$q" EINVAL "$r"
+		check_eq "$l.K9.$q.message" "kernel message about quota" yes \
 			"$(echo "$k" | grep -qi quota && echo yes || echo no)"
 		[ "$r" = OK ] && umount "$m"
 	done
@@ -318,12 +316,12 @@ suite_quota_feature() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
 	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
 	k=$(klog "$l uid on quota feature")
-	check "$l.K9.quota_feature_refused" "mount -o uid=$ALICE on -O quota image" EINVAL "$r"
-	check "$l.K9.quota_feature_message" "kernel message about quota" yes \
+	check_eq "$l.K9.quota_feature_refused" "mount -o uid=$ALICE on -O quota image" EINVAL "$r"
+	check_eq "$l.K9.quota_feature_message" "kernel message about quota" yes \
 		"$(echo "$k" | grep -qi quota && echo yes || echo no)"
 	[ "$r" = OK ] && umount "$m"
 	r=$($VMTOOL mount "$dev" "$m" "$t" "")
-	check "$l.K9.quota_feature_mounts_without_uid" "plain mount of the quota image" OK "$r"
+	check_eq "$l.K9.quota_feature_mounts_without_uid" "plain mount of the quota image" OK "$r"
 	[ "$r" = OK ] && umount "$m"
 }
 
@@ -332,21 +330,21 @@ suite_quota_feature() {
 suite_plain() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
 	r=$($VMTOOL mount "$dev" "$m" "$t" "")
-	check "$l.K11.plain_mount" "mount without options" OK "$r"
+	check_eq "$l.K11.plain_mount" "mount without options" OK "$r"
 	[ "$r" = OK ] || return
-	check "$l.K11.plain_shows_disk_owner" "owner of file" 1234:1234 "$(owner "$m/file")"
-	check "$l.K11.plain_shows_high_owner" "owner of high" 70000:70000 "$(owner "$m/high")"
+	check_eq "$l.K11.plain_shows_disk_owner" "owner of file" 1234:1234 "$(owner "$m/file")"
+	check_eq "$l.K11.plain_shows_high_owner" "owner of high" 70000:70000 "$(owner "$m/high")"
 	echo plain >"$m/plain_root"
 	mkdir -m 1777 "$m/plain_dir"
 	$VMTOOL runas $ALICE $ALICE $VMTOOL access "$m/secret" r >/dev/null
 	$VMTOOL runas 1234 1234 sh -c "echo 1234 >> '$m/secret'; echo x > '$m/plain_dir/x'" 2>/dev/null
 	r=$($VMTOOL chown "$m/file" 4321 4322)
-	check "$l.K11.plain_chown_works" "chown file 4321:4322" OK "$r"
+	check_eq "$l.K11.plain_chown_works" "chown file 4321:4322" OK "$r"
 	printf '%s\n' "$l plain_root 0 0" "$l plain_dir/x 1234 1234" "$l file 4321 4322" >>"$EXP"
 	umount "$m"
 	if [ "$MODE" = unpatched ]; then
 		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
-		check "$l.K11.unpatched_refuses_uid" "mount -o uid=$ALICE on the unpatched kernel" EINVAL "$r"
+		check_eq "$l.K11.unpatched_refuses_uid" "mount -o uid=$ALICE on the unpatched kernel" EINVAL "$r"
 		[ "$r" = OK ] && umount "$m"
 	fi
 	klog "$l plain" >/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel tests (K1-K13 of shared/design/semantics.md, and uid= under an
+# The kernel tests (K1-K13 of docs/semantics.md, and uid= under an
 # idmapped bind mount) on real kernels, for each base (6.1, 6.12): builds
 # the patched, the patched-with-ext4-for-ext2 and the unpatched kernel,
 # boots each in qemu with copies of the test images, runs
@@ -10,16 +10,18 @@
 #
 # EXTOWN_KERNEL_BASES: the bases (default "6.1 6.12").
 # Prints one "PASS name" / "FAIL name: why" line per test, named
-# BASE/KERNEL/LABEL.Kn.what. Exit status 0 whatever the tests say, 1 only when
-# the harness itself broke (that is reported as a FAIL line too).
+# BASE/KERNEL/LABEL.Kn.what. EXTOWN_TEST_FILTER (tests/run vm:PATTERN) selects
+# tests by name; a VM run or guest suite that holds none of them is left out
+# (tests/lib/results.sh, t_wanted). Exit status 0 whatever the tests say, 1
+# only when the harness itself broke (that is reported as a FAIL line too).
 # EXTOWN_KEEP=1 keeps the work directory (images, VM logs) for a look.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=tests/vm/ondisk.sh
-. "$top/tests/vm/ondisk.sh"
-# shellcheck source=tests/harness.sh
-. "$top/tests/harness.sh"
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/ondisk.sh
+. "$top/tests/lib/ondisk.sh"
 harness_init run-ktests ktests
 # The paths every K11 comparison looks at: the initial tree and what
 # suite_plain adds to it.
@@ -28,62 +30,87 @@ plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)
 bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
 
 # --- kernels, tool, images, initramfs ---------------------------------
+# kernel_for BASE/VARIANT: the bzImage, built (or taken from the cache) the
+# first time a run needs it
 declare -A kernel
-for b in $bases; do
-	for v in patched patched-ext4-for-ext2 unpatched; do
-		s=$SECONDS
-		if ! kernel[$b/$v]=$("$top/tools/kernel/build-kernel.sh" --base "$b" "$v" | tail -n 1); then
-			harness_fail "tools/kernel/build-kernel.sh --base $b $v failed (see its messages above)"
-		fi
-		log "kernel $b/$v: ${kernel[$b/$v]} ($((SECONDS - s)) s)"
-	done
-done
+kernel_for() {
+	local k=$1 s=$SECONDS
+	if [ -z "${kernel[$k]:-}" ]; then
+		kernel[$k]=$("$top/tools/kernel/build-kernel.sh" --base "${k%%/*}" "${k#*/}" | tail -n 1) ||
+			harness_fail "tools/kernel/build-kernel.sh --base ${k%%/*} ${k#*/} failed (see its messages above)"
+		log "kernel $k: ${kernel[$k]} ($((SECONDS - s)) s)"
+	fi
+}
 
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/vmtool" "$top/tests/vm/vmtool.c" ||
 	harness_fail "cannot build tests/vm/vmtool.c"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
-"$top/tools/vm/mkinitramfs.sh" --file "$work/vmtool" "$work/initramfs.cpio.gz" \
+"$top/tools/vm/mkinitramfs.sh" --file "$work/vmtool" --file "$top/tests/lib/results.sh" "$work/initramfs.cpio.gz" \
 	"$top/tests/vm/ktests-guest.sh" >/dev/null || harness_fail "tools/vm/mkinitramfs.sh failed"
 
 # --- one VM run -------------------------------------------------------
+# The semantics labels of each guest suite (ktests-guest.sh suite_*), and
+# those the host checks every image for (K2, K3, K12; K10 in the guest).
+declare -A suite_labels=(
+	[override]="K1 K2 K3 K4 K5 K6 K7 K13"
+	[split_ids]="K1 K2 K6"
+	[idmap]="idmap"
+	[bad_values]="K8"
+	[quota]="K9"
+	[quota_feature]="K9"
+	[plain]="K11"
+)
+host_labels="K2 K3 K10 K12"
+
+# selected_suites KERNEL SUITES: the "+"-joined suites of SUITES that may
+# hold a selected test
+selected_suites() {
+	local k=$1 s out=""
+	for s in ${2//+/ }; do
+		# shellcheck disable=SC2086 # one word per label
+		if t_wanted "$k" ${suite_labels[$s]}; then out+="${out:++}$s"; fi
+	done
+	echo "$out"
+}
+
 # run_vm KERNEL MODE "LABEL:IMAGE:FSTYPE:SUITES"...
 # Copies IMAGE.img to $work/KERNEL/LABEL.img, attaches the copies as
 # vdb, vdc, ... in order and passes LABEL:/dev/vdX:FSTYPE:SUITES to the
-# guest. Prints the guest's results prefixed with KERNEL/.
+# guest (the SUITES that may hold a selected test). Reports the guest's
+# results prefixed with KERNEL/. Status 1 (and no boot) when the run holds
+# no selected test.
 run_vm() {
 	local k=$1 mode=$2 spec label image fstype suites letter=b rc=0
-	local dir=$work/$k disks=() args=""
+	local dir=$work/$k disks=() args="" labels=$host_labels
 	shift 2
+	for spec in "$@"; do
+		IFS=: read -r label image fstype suites <<<"$spec"
+		for s in ${suites//+/ }; do labels+=" ${suite_labels[$s]}"; done
+	done
+	# shellcheck disable=SC2086 # one word per label
+	t_wanted "$k" $labels || return 1
+	kernel_for "$k"
 	mkdir -p "$dir"
 	for spec in "$@"; do
 		IFS=: read -r label image fstype suites <<<"$spec"
 		cp --sparse=always "$work/images/$image.img" "$dir/$label.img"
 		disks+=("$dir/$label.img")
-		args+="${args:+,}$label:/dev/vd$letter:$fstype:$suites"
+		args+="${args:+,}$label:/dev/vd$letter:$fstype:$(selected_suites "$k" "$suites")"
 		letter=$(tr 'a-y' 'b-z' <<<"$letter")
 	done
 	"$top/tools/vm/run-vm.sh" --out "$dir/vm" --args "$mode,$args" \
 		"${kernel[$k]}" "$work/initramfs.cpio.gz" "${disks[@]}" 600 >/dev/null || rc=$?
 	local g=$dir/vm/guest/ktests-guest
-	if [ ! -s "$g/results" ]; then
-		echo "FAIL $k.guest_ran: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
-		return 0
-	fi
-	sed -n "s#^\(PASS\|FAIL\|SKIP\) #\1 $k/#p" "$g/results"
-	if [ "$rc" -eq 0 ] && [ -f "$dir/vm/guest/DONE" ] && [ "$(cat "$g/rc")" = 0 ]; then
-		echo "PASS $k.guest_finished"
-	else
-		echo "FAIL $k.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
-	fi
+	guest_results "$dir/vm" ktests-guest "$k" "$rc" "$k/" || return 0
 	# Refusals print errors, but nothing may oops, warn or report a
 	# corrupt filesystem.
 	local bad
 	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|EXT4-fs error|EXT2-fs \([a-z0-9]+\): error:' \
 		"$dir/vm/guest/dmesg" "$g/dmesg" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
 	if [ -z "$bad" ]; then
-		echo "PASS $k.dmesg_clean"
+		pass "$k.dmesg_clean"
 	else
-		echo "FAIL $k.dmesg_clean: $bad"
+		fail "$k.dmesg_clean" "$bad"
 	fi
 }
 
@@ -105,7 +132,7 @@ check_image() {
 		sed "s#^$label #$k/$label #" "$expect" >"$work/$k/$label.expect"
 		ondisk_check_expected "$k/$label" "$img" "$work/$k/$label.expect"
 	else
-		echo "FAIL $k/$label.K2.disk_owner: the guest wrote no expect file"
+		fail "$k/$label.K2.disk_owner" "the guest wrote no expect file"
 	fi
 	ondisk_check_fsck "$k/$label" "$img"
 }
@@ -114,42 +141,42 @@ check_image() {
 all="override+split_ids+bad_values+quota"
 for b in $bases; do
 	log "VM: $b: patched kernel (ext4, ext3, ext2 driver)"
-	run_vm "$b/patched" patched \
+	if run_vm "$b/patched" patched \
 		"ext4:ext4:ext4:idmap+$all" \
 		"ext3:ext3:ext3:idmap+$all" \
 		"ext2:ext2:ext2:$all" \
 		"quota:ext4-quota:ext4:quota_feature" \
 		"plain4:ext4:ext4:plain" \
-		"plain2:ext2:ext2:plain"
-	for l in ext4 ext3 ext2; do
-		check_image "$b/patched" "$l" "$l" preserved created
-	done
-	check_image "$b/patched" quota ext4-quota preserved nothing-created
-	check_image "$b/patched" plain4 ext4 changed created
-	check_image "$b/patched" plain2 ext2 changed created
+		"plain2:ext2:ext2:plain"; then
+		for l in ext4 ext3 ext2; do
+			check_image "$b/patched" "$l" "$l" preserved created
+		done
+		check_image "$b/patched" quota ext4-quota preserved nothing-created
+		check_image "$b/patched" plain4 ext4 changed created
+		check_image "$b/patched" plain2 ext2 changed created
+	fi
 
 	log "VM: $b: patched kernel with ext4 serving ext2 (Debian's configuration)"
-	run_vm "$b/patched-ext4-for-ext2" patched \
+	if run_vm "$b/patched-ext4-for-ext2" patched \
 		"ext2e4:ext2:ext2:override+split_ids+bad_values+quota" \
-		"plain2:ext2:ext2:plain"
-	check_image "$b/patched-ext4-for-ext2" ext2e4 ext2 preserved created
-	check_image "$b/patched-ext4-for-ext2" plain2 ext2 changed created
+		"plain2:ext2:ext2:plain"; then
+		check_image "$b/patched-ext4-for-ext2" ext2e4 ext2 preserved created
+		check_image "$b/patched-ext4-for-ext2" plain2 ext2 changed created
+	fi
 
 	log "VM: $b: unpatched kernel"
-	run_vm "$b/unpatched" unpatched \
+	if run_vm "$b/unpatched" unpatched \
 		"plain4:ext4:ext4:plain" \
-		"plain2:ext2:ext2:plain"
-	check_image "$b/unpatched" plain4 ext4 changed created
-	check_image "$b/unpatched" plain2 ext2 changed created
+		"plain2:ext2:ext2:plain"; then
+		check_image "$b/unpatched" plain4 ext4 changed created
+		check_image "$b/unpatched" plain2 ext2 changed created
+	fi
 
 	# K11: no options, same workload -> same inodes on disk with and without
 	# the patches.
 	for l in plain4 plain2; do
+		t_selected "$b/patched-vs-unpatched/$l.K11.same_on_disk_result" || continue
 		ondisk_compare "$b/patched-vs-unpatched/$l" "$work/$b/patched/$l.img" "$work/$b/unpatched/$l.img" \
 			"${plain_paths[@]}"
 	done
 done
-
-if [ -n "${EXTOWN_KEEP:-}" ]; then
-	log "work directory kept: $work"
-fi

@@ -12,22 +12,20 @@ DEV=${2:-/dev/vdb}
 RES=$OUT/results
 : >"$RES"
 
-pass() { echo "PASS $1" >>"$RES"; }
-fail() { echo "FAIL $1: $2" >>"$RES"; }
-check() { # NAME WHAT EXPECTED ACTUAL
-	if [ "$3" = "$4" ]; then pass "$1"; else fail "$1" "$2: expected '$3', got '$4'"; fi
-}
+T_RESULTS=$RES
+# shellcheck source=tests/lib/results.sh
+. /tests/results.sh
 
 # shellcheck disable=SC2016 # expanded by the inner sh
-check vm.smoke.tool.setpriv "setpriv --reuid=1000 --regid=1000 --clear-groups id -u:id -g:id -G" \
+check_eq vm.smoke.tool.setpriv "setpriv --reuid=1000 --regid=1000 --clear-groups id -u:id -g:id -G" \
 	"1000:1000:1000" \
 	"$(setpriv --reuid=1000 --regid=1000 --clear-groups sh -c 'echo "$(id -u):$(id -g):$(id -G)"' 2>&1)"
-check vm.smoke.tool.coreutils_stat "stat --version" "stat (GNU coreutils)" \
+check_eq vm.smoke.tool.coreutils_stat "stat --version" "stat (GNU coreutils)" \
 	"$(stat --version 2>&1 | head -n 1 | cut -d' ' -f1-3)"
 for t in debugfs mke2fs e2fsck mount umount; do
-	check "vm.smoke.tool.$t" "$t runs" yes "$($t -V >/dev/null 2>&1 && echo yes || echo no)"
+	check_eq "vm.smoke.tool.$t" "$t runs" yes "$($t -V >/dev/null 2>&1 && echo yes || echo no)"
 done
-check vm.smoke.users "passwd entries" "alice:1000 bob:1001" \
+check_eq vm.smoke.users "passwd entries" "alice:1000 bob:1001" \
 	"$(awk -F: '$1 == "alice" || $1 == "bob" { printf "%s%s:%s", s, $1, $3; s = " " }' /etc/passwd)"
 
 mkdir -p /mnt/smoke
