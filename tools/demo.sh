@@ -16,12 +16,12 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=tests/vm/ondisk.sh
-. "$top/tests/vm/ondisk.sh"
-[ "$(id -u)" -eq 0 ] || {
-	echo "demo: run as root (debootstrap, qemu images, make install)" >&2
-	exit 1
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/ondisk.sh
+. "$top/tests/lib/ondisk.sh"
+T_LOG=demo
+need_root "debootstrap, qemu images, make install"
 
 work=${TMPDIR:-/tmp}/extown-demo
 echo "demo: running the end-to-end test (progress in $work.log) ..." >&2

@@ -56,8 +56,8 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 here=$top/tests/differential
-# shellcheck source=tests/harness.sh
-. "$top/tests/harness.sh"
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
 
 # Devices the guest tags removable (guest.sh): ownership is expected only there.
 tagged=" /dev/vdb /dev/vdd "
@@ -293,12 +293,12 @@ judge() { # GUESTDIR patched|unpatched
 		t=differential.fallback owner_by=idmap
 	fi
 	if [ ! -d "$g/nohelper" ] || [ ! -d "$g/helper" ]; then
-		echo "FAIL $t.guest_passes: no records of both passes in $g"
+		fail_always "$t.guest_passes" "no records of both passes in $g"
 		return 0
 	fi
 	guest_kernel seen "$g"
 	if [ -n "$seen" ] && [ "$seen" != "$kernel" ]; then
-		echo "FAIL $t.guest_kernel: judged as the $kernel kernel, but the guest ran the $seen one (ext4 features in $g/info)"
+		fail_always "$t.guest_kernel" "judged as the $kernel kernel, but the guest ran the $seen one (ext4 features in $g/info)"
 	fi
 	log "table, $kernel kernel (case | mount(8) alone | with helper | verdict):"
 	echo "| case | caller, policy, before: command | mount(8) alone | with helper | verdict |" >&2
@@ -306,7 +306,7 @@ judge() { # GUESTDIR patched|unpatched
 	while IFS=$'\t' read -r name caller policy bef owner same cmd; do
 		N=$g/nohelper/$name H=$g/helper/$name
 		if [ ! -f "$N/rc" ] || [ ! -f "$H/rc" ]; then
-			echo "FAIL $t.$name: not run in both passes (guest stopped early?)"
+			fail "$t.$name" "not run in both passes (guest stopped early?)"
 			fail=$((fail + 1))
 			continue
 		fi
@@ -405,12 +405,12 @@ judge() { # GUESTDIR patched|unpatched
 		extra_lines x "$H/utab_after" "$B/utab_after"
 		[ -z "$x" ] || why+=("utab line left after umount: $x")
 		if [ ${#why[@]} -eq 0 ]; then
-			echo "PASS $t.$name"
+			pass "$t.$name"
 			verdict=PASS
 			pass=$((pass + 1))
 		else
 			printf -v joined '%s; ' "${why[@]}"
-			echo "FAIL $t.$name: ${joined%; }"
+			fail "$t.$name" "${joined%; }"
 			verdict="FAIL: ${why[0]}"
 			fail=$((fail + 1))
 		fi
@@ -480,12 +480,15 @@ for v in "${kernels[@]}"; do
 	g=$vm/guest/guest
 	if [ "$rc" -eq 0 ] && [ -f "$vm/guest/DONE" ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ] &&
 		[ -f "$g/passes-done" ]; then
-		echo "PASS $t.guest_finished"
+		pass "$t.guest_finished"
 	else
-		echo "FAIL $t.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null); serial log ends: $(tail -n 3 "$vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		fail_always "$t.guest_finished" "run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null); serial log ends: $(tail -n 3 "$vm/serial.log" 2>/dev/null | tr '\n' ' ')"
 	fi
 	# the guest's own set-up failures carry the patched kernel's names
-	[ ! -s "$g/results" ] || sed "s/ differential\./ $t./" "$g/results"
+	if [ -s "$g/results" ]; then
+		sed "s/ differential\./ $t./" "$g/results" >"$g/results.named"
+		t_relay "$g/results.named"
+	fi
 	judge "$g" "$v"
 	log "$v kernel (${bzimage[$v]}): $((SECONDS - t0)) s (VM $(cat "$vm/boot-seconds" 2>/dev/null) s)"
 done

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154 # $results: set by the script that sources this
-# Test-line helpers the e2e guest scripts share (sourced in the guest from
-# /usr/local/lib/extown-e2e/guest-lib.sh, after $results is set): each line
+# Helpers the e2e guest scripts share (sourced in the guest from
+# /usr/local/lib/extown-e2e/guest-lib.sh, after $results is set). The test
+# lines come from tests/lib/results.sh (installed beside this file): each
 # goes to $results and to the script's log.
 #
 #   pass NAME · fail NAME WHY · skip NAME WHY
@@ -10,14 +11,9 @@
 #   wait_dev UUID                     the device node once udev has
 #                                     processed it (bounded: 2 min)
 
-pass() { echo "PASS $1" >>"$results"; echo "PASS $1"; }
-fail() { echo "FAIL $1: $2" >>"$results"; echo "FAIL $1: $2"; }
-skip() { echo "SKIP $1: $2" >>"$results"; echo "SKIP $1: $2"; }
-check() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
+T_RESULTS=$results T_ECHO=1
+# shellcheck source=tests/lib/results.sh
+. /usr/local/lib/extown-e2e/results.sh
 note() { echo "== $*"; }
 wait_dev() {
 	for _ in $(seq 240); do

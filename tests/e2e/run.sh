@@ -47,14 +47,11 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=tests/vm/ondisk.sh
-. "$top/tests/vm/ondisk.sh"
-
-log() { echo "e2e: $*" >&2; }
-harness_fail() {
-	echo "FAIL e2e.harness: $*"
-	exit 1
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/ondisk.sh
+. "$top/tests/lib/ondisk.sh"
+T_LOG=e2e harness_test=e2e
 
 kernels=${EXTOWN_E2E_KERNELS:-patched unpatched patched-6.12 unpatched-6.12 stock-6.1 stock-6.12}
 break_what=${EXTOWN_E2E_BREAK:-}
@@ -76,7 +73,7 @@ done
 if [ "$rootusb" != no ] && [[ " $kernels " != *" patched "* ]]; then
 	build_kernels+=" patched"
 fi
-[ "$(id -u)" -eq 0 ] || harness_fail "must run as root (debootstrap, make install of a setuid helper, images)"
+need_root "debootstrap, make install of a setuid helper, images"
 
 if [ -n "${EXTOWN_E2E_WORK:-}" ]; then
 	work=$EXTOWN_E2E_WORK
@@ -132,6 +129,7 @@ install_project() {
 		"$top/tests/e2e/noidmap.c" -ldl >>"$work/build.log" 2>&1 ||
 		harness_fail "building tests/e2e/noidmap.c failed (see $work/build.log)"
 	install -D -m 0644 "$top/tests/e2e/guest-lib.sh" "$root/usr/local/lib/extown-e2e/guest-lib.sh"
+	install -D -m 0644 "$top/tests/lib/results.sh" "$root/usr/local/lib/extown-e2e/results.sh"
 	install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
 	install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"
 	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
@@ -260,20 +258,20 @@ fs_image() { # STICK-IMG OUT
 	esac
 }
 
-# guest_results PREFIX GUESTDIR DIR RC PLUGGED: print a VM's test lines and
+# e2e_results PREFIX GUESTDIR DIR RC PLUGGED: a VM's test lines and
 # PREFIX.guest_finished; 1 (after a FAIL PREFIX.guest_ran line) when the
-# guest left no results
-guest_results() {
+# guest left no results (the guest powers off itself: no DONE file)
+e2e_results() {
 	local p=$1 g=$2 d=$3 rc=$4 plugged=$5
 	if [ ! -s "$g/results" ]; then
-		echo "FAIL $p.guest_ran: no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		fail_always "$p.guest_ran" "no results (run-vm status $rc, sticks plugged: $plugged); serial log ends: $(tail -n 5 "$d/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
 		return 1
 	fi
-	cat "$g/results"
+	t_relay "$g/results"
 	if [ "$rc" -eq 0 ] && [ "$(cat "$g/rc" 2>/dev/null)" = 0 ]; then
-		echo "PASS $p.guest_finished"
+		pass "$p.guest_finished"
 	else
-		echo "FAIL $p.guest_finished: run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
+		fail_always "$p.guest_finished" "run-vm status $rc, guest script status $(cat "$g/rc" 2>/dev/null)"
 	fi
 }
 
@@ -296,7 +294,7 @@ plug_sticks() { # DIR SOCK
 		answer+=" / "$(monitor "$sock" "device_add usb-storage,bus=xhci.0,drive=stick$fs,id=usb$fs,removable=on")
 		log "hot-plugged $fs stick: $(tr '\n' ' ' <<<"$answer")"
 		if grep -qi 'error\|could not\|failed' <<<"$answer"; then
-			echo "FAIL e2e.hotplug.$fs: the QEMU monitor said: $(tr '\n' ' ' <<<"$answer")"
+			fail "e2e.hotplug.$fs" "the QEMU monitor said: $(tr '\n' ' ' <<<"$answer")"
 		fi
 	done
 }
@@ -320,31 +318,27 @@ host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-OWNER NEW-PATHS...
 		[ "$before" = "$after" ] || diffs+="$p (inode $ino) $before -> $after; "
 	done
 	if [ -z "$diffs" ]; then
-		echo "PASS $label.disk_old_files_keep_owner"
+		pass "$label.disk_old_files_keep_owner"
 	else
-		echo "FAIL $label.disk_old_files_keep_owner: $diffs"
+		fail "$label.disk_old_files_keep_owner" "$diffs"
 	fi
 	for p in "$@"; do
 		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "$p")"
 		if [ "$uid:$gid" = "$want" ]; then
-			echo "PASS $label.disk_new_owned_${want%%:*}.${p#/}"
+			pass "$label.disk_new_owned_${want%%:*}.${p#/}"
 		else
-			echo "FAIL $label.disk_new_owned_${want%%:*}.${p#/}: debugfs says '$uid:$gid' for $p"
+			fail "$label.disk_new_owned_${want%%:*}.${p#/}" "debugfs says '$uid:$gid' for $p"
 		fi
 	done
 	if [ $# -gt 0 ]; then
 		out=$(debugfs -R "cat /secret" "$fsimg" 2>/dev/null)
 		if grep -q 'edited by alice' <<<"$out"; then
-			echo "PASS $label.disk_0600_file_edited"
+			pass "$label.disk_0600_file_edited"
 		else
-			echo "FAIL $label.disk_0600_file_edited: /secret on disk holds '$(tr '\n' ' ' <<<"$out")'"
+			fail "$label.disk_0600_file_edited" "/secret on disk holds '$(tr '\n' ' ' <<<"$out")'"
 		fi
 	fi
-	if out=$(e2fsck -fn "$fsimg" 2>&1); then
-		echo "PASS $label.e2fsck_clean"
-	else
-		echo "FAIL $label.e2fsck_clean: $(grep -v '^Pass\|^e2fsck' <<<"$out" | head -n 3 | tr '\n' ' ')"
-	fi
+	ondisk_fsck "$label.e2fsck_clean" "$fsimg"
 	# the owners debugfs reads, for the transcript (tools/demo.sh)
 	for p in / /file /secret /dir "$@"; do
 		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "$p")"
@@ -392,8 +386,10 @@ run_vm() { # KERNEL-LABEL
 	g=$d/vm/guest/e2e
 	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s; $(head -n 1 "$g/boot-time" 2>/dev/null))"
 	local grc=0
-	guest_results "e2e.$k" "$g" "$d" "$rc" "$plugged" >"$d/results.out" || grc=$?
-	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 $p./" "$d/results.out"
+	# selected after the base is in the names
+	EXTOWN_TEST_FILTER='' e2e_results "e2e.$k" "$g" "$d" "$rc" "$plugged" >"$d/results.out" || grc=$?
+	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 $p./" "$d/results.out" >"$d/results.named"
+	t_relay "$d/results.named"
 	[ "$grc" -eq 0 ] || return 0
 	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
 	case $kind in
@@ -424,7 +420,7 @@ run_rootusb() {
 	wait "$pid" || rc=$?
 	log "rootusb VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/rootusb
-	guest_results e2e.rootusb "$g" "$d" "$rc" "$plugged" || return 0
+	e2e_results e2e.rootusb "$g" "$d" "$rc" "$plugged" || return 0
 	host_checks e2e.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-rootusb
 }
 

@@ -88,8 +88,9 @@ ALICE=1000
 BOB=1001
 FB=/tests/fbtool
 
-pass() { echo "PASS privilege.fallback.$1" >>"$RES"; }
-fail() { echo "FAIL privilege.fallback.$1: $2" >>"$RES"; }
+T_RESULTS=$RES T_PREFIX=privilege.fallback.
+# shellcheck source=tests/lib/results.sh
+. /tests/results.sh
 as_alice() { setpriv --reuid=$ALICE --regid=$ALICE --init-groups "$@"; }
 as_bob() { setpriv --reuid=$BOB --regid=$BOB --init-groups "$@"; }
 

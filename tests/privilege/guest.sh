@@ -109,8 +109,9 @@ ATT=$OUT/attempts
 : >"$ATT"
 ALICE=1000
 
-pass() { echo "PASS privilege.$1" >>"$RES"; }
-fail() { echo "FAIL privilege.$1: $2" >>"$RES"; }
+T_RESULTS=$RES T_PREFIX=privilege.
+# shellcheck source=tests/lib/results.sh
+. /tests/results.sh
 as_alice() { setpriv --reuid=$ALICE --regid=$ALICE --init-groups "$@"; }
 
 # --- set-up ----------------------------------------------------------------

@@ -38,10 +38,10 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=tests/reliability/ondisk.sh
-. "$top/tests/reliability/ondisk.sh"
-# shellcheck source=tests/harness.sh
-. "$top/tests/harness.sh"
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/ondisk.sh
+. "$top/tests/lib/ondisk.sh"
 harness_init privilege privilege
 
 src=${EXTOWN_PRIVILEGE_SRC:-$top}
@@ -58,23 +58,13 @@ gcc -std=gnu11 -Wall -Wextra -Werror -O2 -o "$work/fbtool" "$top/tests/privilege
 	harness_fail "cannot build tests/privilege/fbtool.c"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
 
-# guest_results VMDIR SCRIPT PREFIX: the guest's test lines and whether it
-# finished; 1 when it wrote no results at all
-guest_results() {
-	local vm=$1 g=$1/guest/$2 prefix=$3 vrc=$4
-	if [ ! -s "$g/results" ]; then
-		echo "FAIL $prefix.guest_ran: no results (run-vm status $vrc); serial log ends: $(tail -n 5 "$vm/serial.log" 2>/dev/null | tr '\n' ' ')"
-		return 1
-	fi
-	cat "$g/results"
-	if [ "$vrc" -eq 0 ] && [ -f "$vm/guest/DONE" ] && [ "$(cat "$g/rc")" = 0 ]; then
-		echo "PASS $prefix.guest_finished"
-	else
-		echo "FAIL $prefix.guest_finished: run-vm status $vrc, guest script status $(cat "$g/rc" 2>/dev/null)"
-	fi
+# relay VMDIR SCRIPT PREFIX RUNVM_STATUS: the guest's test lines, whether
+# it finished, and its attempts in the log; 1 when it wrote no results
+relay() {
+	guest_results "$@" || return 1
 	log "$2 attempts (name | command | exit | mounted | message):"
-	sed 's/^/    /' "$g/attempts" >&2
-	log "$2: VM run $(cat "$vm/boot-seconds" 2>/dev/null) s"
+	sed 's/^/    /' "$1/guest/$2/attempts" >&2
+	log "$2: VM run $(cat "$1/boot-seconds" 2>/dev/null) s"
 }
 
 run_patched() {
@@ -85,19 +75,14 @@ run_patched() {
 	cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
 	cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
 	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/preload.so" \
-		"$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
+		--file "$top/tests/lib/results.sh" "$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed"
 	"$top/tools/vm/run-vm.sh" --out "$work/vm" "$kernel" "$work/initramfs.cpio.gz" \
 		"$work/stick.img" "$work/internal.img" 600 >/dev/null || rc=$?
-	guest_results "$work/vm" guest privilege "$rc" || return 0
+	relay "$work/vm" guest privilege "$rc" || return 0
 	# Whatever alice did, every inode created on either disk is hers on disk.
 	rel_check_image privilege.stick "$work/stick.img" "$work/images/ext4.img.manifest" 1000 1000 1
 	rel_check_image privilege.internal "$work/internal.img" "$work/images/ext3.img.manifest" 1000 1000 0
-}
-
-# "UID GID" of PATH on IMG as debugfs reads it
-ondisk_owner() {
-	debugfs -R "stat $2" "$1" 2>/dev/null | awk '/^User:/ { print $2, $4; exit }'
 }
 
 run_fallback() {
@@ -121,41 +106,35 @@ run_fallback() {
 	mkfs.ext4 -q -F -d "$stage" -E root_owner=1001:1001 -U 6a6b0e00-0000-4000-8000-000000000018 \
 		-L swap "$work/fb-swap.img" 32M || harness_fail "mkfs.ext4 of the swap stick failed"
 	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/fbtool" \
-		"$work/initramfs-fallback.cpio.gz" "$top/tests/privilege/guest-fallback.sh" >/dev/null ||
+		--file "$top/tests/lib/results.sh" "$work/initramfs-fallback.cpio.gz" \
+		"$top/tests/privilege/guest-fallback.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed (fallback)"
 	"$top/tools/vm/run-vm.sh" --out "$work/vm-fallback" "$kernel" "$work/initramfs-fallback.cpio.gz" \
 		"$work/fb-stick.img" "$work/fb-swap.img" 900 >/dev/null || rc=$?
-	guest_results "$work/vm-fallback" guest-fallback privilege.fallback "$rc" || return 0
+	relay "$work/vm-fallback" guest-fallback privilege.fallback "$rc" || return 0
 	# what the helper said new files are written as, against the disk
 	while read -r disk path uid gid name; do
 		img=$work/fb-$disk.img
 		got=$(ondisk_owner "$img" "$path")
 		if [ -z "$got" ]; then
-			echo "FAIL privilege.fallback.$name: debugfs finds no $path on the $disk image"
+			fail "privilege.fallback.$name" "debugfs finds no $path on the $disk image"
 		elif [ "${got% *}" = "$uid" ] && { [ "$gid" = - ] || [ "${got#* }" = "$gid" ]; }; then
-			echo "PASS privilege.fallback.$name"
+			pass "privilege.fallback.$name"
 		else
-			echo "FAIL privilege.fallback.$name: $path is ${got/ /:} on disk, expected $uid:$gid"
+			fail "privilege.fallback.$name" "$path is ${got/ /:} on disk, expected $uid:$gid"
 		fi
 	done <"$work/vm-fallback/guest/guest-fallback/ondisk"
 	diary=$(debugfs -R "cat /diary" "$work/fb-swap.img" 2>/dev/null)
 	if [ "$diary" = "alice's diary" ] && [ "$(ondisk_owner "$work/fb-swap.img" /diary)" = "1000 1000" ]; then
-		echo "PASS privilege.fallback.swap.diary_unchanged_on_disk"
+		pass privilege.fallback.swap.diary_unchanged_on_disk
 	else
-		echo "FAIL privilege.fallback.swap.diary_unchanged_on_disk: now '$(tr '\n' ' ' <<<"$diary")', owner $(ondisk_owner "$work/fb-swap.img" /diary)"
+		fail privilege.fallback.swap.diary_unchanged_on_disk "now '$(tr '\n' ' ' <<<"$diary")', owner $(ondisk_owner "$work/fb-swap.img" /diary)"
 	fi
 	for disk in stick swap; do
-		if got=$(e2fsck -fn "$work/fb-$disk.img" 2>&1); then
-			echo "PASS privilege.fallback.$disk.e2fsck_clean"
-		else
-			echo "FAIL privilege.fallback.$disk.e2fsck_clean: $(grep -v '^Pass \|^e2fsck \|^Checking' <<<"$got" | head -n 4 | tr '\n' ' ')"
-		fi
+		ondisk_fsck "privilege.fallback.$disk.e2fsck_clean" "$work/fb-$disk.img"
 	done
 }
 
 want_run patched && run_patched
 want_run fallback && run_fallback
-if [ -n "${EXTOWN_KEEP:-}" ]; then
-	log "work directory kept: $work"
-fi
 exit 0

@@ -23,8 +23,9 @@ RES=$OUT/results
 : >"$RES"
 OPTS=uid=1000:3000,gid=1000:3001
 
-pass() { echo "PASS $1" >>"$RES"; }
-fail() { echo "FAIL $1: $2" >>"$RES"; }
+T_RESULTS=$RES
+# shellcheck source=tests/lib/results.sh
+. /tests/results.sh
 
 for spec in "$@"; do
 	IFS=: read -r label dev fstype seed nops <<EOF

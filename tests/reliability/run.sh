@@ -38,8 +38,10 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-# shellcheck source=tests/reliability/ondisk.sh
-. "$top/tests/reliability/ondisk.sh"
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/ondisk.sh
+. "$top/tests/lib/ondisk.sh"
 
 ops=${EXTOWN_RELIABILITY_OPS:-10000}
 seed=${EXTOWN_RELIABILITY_SEED:-20261203}
@@ -47,17 +49,14 @@ iterations=${EXTOWN_POWERCUT_ITERATIONS:-3}
 max_delay=${EXTOWN_POWERCUT_MAX_DELAY:-6}
 for v in "$ops" "$seed" "$iterations" "$max_delay"; do
 	case $v in '' | *[!0-9]*)
-		echo "FAIL reliability.harness: EXTOWN_RELIABILITY_* / EXTOWN_POWERCUT_* must be numbers, got '$v'"
-		exit 1
+		harness_test=reliability harness_fail "EXTOWN_RELIABILITY_* / EXTOWN_POWERCUT_* must be numbers, got '$v'"
 		;;
 	esac
 done
 # On disk, new inodes must carry M of uid=1000:3000,gid=1000:3001.
 NEW_UID=3000 NEW_GID=3001
 
-# shellcheck source=tests/harness.sh
-. "$top/tests/harness.sh"
-harness_init reliability reliability
+harness_init reliability
 
 # --- kernels, workload program, images, initramfs -----------------------
 bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
@@ -75,7 +74,7 @@ base=''
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/randops" \
 	"$top/tests/reliability/randops.c" || harness_fail "cannot build tests/reliability/randops.c"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
-"$top/tools/vm/mkinitramfs.sh" --file "$work/randops" "$work/initramfs.cpio.gz" \
+"$top/tools/vm/mkinitramfs.sh" --file "$work/randops" --file "$top/tests/lib/results.sh" "$work/initramfs.cpio.gz" \
 	"$top/tests/reliability/guest.sh" >/dev/null || harness_fail "tools/vm/mkinitramfs.sh failed"
 
 # Kernel messages that mean corruption or a kernel bug.
@@ -84,9 +83,9 @@ dmesg_check() { # NAME DMESG_FILE
 	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|EXT4-fs error|EXT2-fs \([a-z0-9]+\): error:|JBD2: .*error' \
 		"$2" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
 	if [ -z "$bad" ]; then
-		echo "PASS $1.dmesg_clean"
+		pass "$1.dmesg_clean"
 	else
-		echo "FAIL $1.dmesg_clean: $bad"
+		fail "$1.dmesg_clean" "$bad"
 	fi
 }
 
@@ -108,10 +107,10 @@ random_ops() {
 		"${kernel[$base/$k]}" "$work/initramfs.cpio.gz" "${disks[@]}" 900 >/dev/null || rc=$?
 	local g=$dir/vm/guest/guest
 	if [ ! -s "$g/results" ]; then
-		echo "FAIL reliability.random_ops.$k.guest_ran: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
+		fail_always "reliability.random_ops.$k.guest_ran" "no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm/serial.log" 2>/dev/null | tr '\n' ' ')"
 		return 0
 	fi
-	cat "$g/results"
+	t_relay "$g/results"
 	dmesg_check "reliability.random_ops.$k" "$dir/vm/guest/dmesg"
 	for spec in "${specs[@]}"; do
 		IFS=: read -r label image fstype <<<"$spec"
@@ -132,13 +131,13 @@ random_ops() {
 checker_selftest() {
 	local img=$work/checker.img new ino out
 	cp --sparse=always "$work/$base/ops-patched/ext4.img" "$img" 2>/dev/null || {
-		echo "FAIL reliability.checker.detects_wrong_owners: no ext4 result image to test with"
+		fail reliability.checker.detects_wrong_owners "no ext4 result image to test with"
 		return 0
 	}
 	ino=$(awk '$1 == "/file" { print $2 }' "$work/images/ext4.img.manifest")
 	new=$(rel_inodes_in_use "$img" | awk -v ino="$ino" '!found && $1 > 20 && $2 == 3000 { print $1; found = 1 }')
 	if [ -z "$ino" ] || [ -z "$new" ]; then
-		echo "FAIL reliability.checker.detects_wrong_owners: no pre-existing or no new inode found"
+		fail reliability.checker.detects_wrong_owners "no pre-existing or no new inode found"
 		return 0
 	fi
 	debugfs -w -R "set_inode_field <$ino> uid 1000" "$img" >/dev/null 2>&1
@@ -146,9 +145,9 @@ checker_selftest() {
 	out=$(rel_check_image selftest "$img" "$work/images/ext4.img.manifest" "$NEW_UID" "$NEW_GID" 1 2>/dev/null)
 	if grep -q "^FAIL selftest.preexisting_owner_kept: .*inode $ino " <<<"$out" &&
 		grep -q "^FAIL selftest.new_inodes_carry_M: .*inode $new is 3000:1000" <<<"$out"; then
-		echo "PASS reliability.checker.detects_wrong_owners"
+		pass reliability.checker.detects_wrong_owners
 	else
-		echo "FAIL reliability.checker.detects_wrong_owners: changed inodes $ino and $new, checker said: $(tr '\n' ' ' <<<"$out")"
+		fail reliability.checker.detects_wrong_owners "changed inodes $ino and $new, checker said: $(tr '\n' ' ' <<<"$out")"
 	fi
 }
 
@@ -180,7 +179,7 @@ powercut() { # ITERATION
 	if ! grep -q EXTOWN-RANDOPS-START "$dir/vm1/serial.log" 2>/dev/null; then
 		kill -KILL "$(cat "$dir/qemu.pid" 2>/dev/null)" 2>/dev/null || true
 		wait "$pid" || true
-		echo "FAIL $name.killed_mid_workload: the workload never started; serial log ends: $(tail -n 5 "$dir/vm1/serial.log" 2>/dev/null | tr '\n' ' ')"
+		fail "$name.killed_mid_workload" "the workload never started; serial log ends: $(tail -n 5 "$dir/vm1/serial.log" 2>/dev/null | tr '\n' ' ')"
 		return 0
 	fi
 	sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
@@ -188,13 +187,13 @@ powercut() { # ITERATION
 	if [ -n "$qpid" ] && kill -KILL "$qpid" 2>/dev/null; then
 		wait "$pid" || rc=$?
 		if [ -e "$dir/vm1/guest/DONE" ]; then
-			echo "FAIL $name.killed_mid_workload: the guest had finished before the kill"
+			fail "$name.killed_mid_workload" "the guest had finished before the kill"
 		else
-			echo "PASS $name.killed_mid_workload"
+			pass "$name.killed_mid_workload"
 		fi
 	else
 		wait "$pid" || rc=$?
-		echo "FAIL $name.killed_mid_workload: qemu was gone before the kill at ${ms} ms (run-vm status $rc)"
+		fail "$name.killed_mid_workload" "qemu was gone before the kill at ${ms} ms (run-vm status $rc)"
 		return 0
 	fi
 	recovery=no
@@ -210,16 +209,20 @@ powercut() { # ITERATION
 		"${kernel[$base/patched]}" "$work/initramfs.cpio.gz" "$img" 300 >/dev/null 2>"$dir/run-vm2.err" || rc=$?
 	local g=$dir/vm2/guest/guest
 	if [ ! -s "$g/results" ]; then
-		echo "FAIL $name.replay_boot: no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm2/serial.log" 2>/dev/null | tr '\n' ' ')"
+		fail "$name.replay_boot" "no results (run-vm status $rc); serial log ends: $(tail -n 5 "$dir/vm2/serial.log" 2>/dev/null | tr '\n' ' ')"
 	else
-		sed "s/^\(PASS\|FAIL\|SKIP\) reliability\.pc\./\1 $name./" "$g/results"
+		sed "s/^\(PASS\|FAIL\|SKIP\) reliability\.pc\./\1 $name./" "$g/results" >"$g/results.named"
+		t_relay "$g/results.named"
 		dmesg_check "$name.replay" "$dir/vm2/guest/dmesg"
 	fi
 	rel_check_image "$name" "$img" "$work/images/ext4.img.manifest" "$NEW_UID" "$NEW_GID" 0
 }
 
+# The names get their base only after the runs (the sed below), so the
+# selection is applied to the renamed lines.
 for base in $bases; do
 	{
+		EXTOWN_TEST_FILTER=''
 		random_ops patched ext4:ext4:ext4 ext3:ext3:ext3 ext2:ext2:ext2
 		random_ops patched-ext4-for-ext2 ext2_by_ext4:ext2:ext2
 		checker_selftest
@@ -230,10 +233,7 @@ for base in $bases; do
 		if [ "$iterations" -gt 0 ]; then
 			log "$base: powercut: journal needed recovery in $(cat "$work/$base"/powercut/*/needs-recovery 2>/dev/null | grep -c yes || true) of $iterations iterations"
 		fi
-	} | sed -u "s/^\(PASS\|FAIL\|SKIP\) reliability\./\1 reliability.$base./"
+	} | sed -u "s/^\(PASS\|FAIL\|SKIP\) reliability\./\1 reliability.$base./" >"$work/$base.results"
+	t_relay "$work/$base.results"
 done
-
-if [ -n "${EXTOWN_KEEP:-}" ]; then
-	log "work directory kept: $work"
-fi
 exit 0
