@@ -35,14 +35,9 @@ done
 case $phase in *,purge) phase=${phase%,purge} purge=yes ;; esac
 # progress on the console (the serial log on the host)
 say() { echo "extown-dkms-test: $phase: $*" >/dev/console 2>/dev/null || true; }
-pass() { echo "PASS dkms.$phase.$1" >>"$results"; }
-fail() { echo "FAIL dkms.$phase.$1: $2" >>"$results"; }
-check() { # NAME WHY CMD...
-	local name=$1 why=$2
-	shift 2
-	say "$name"
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
+T_RESULTS=$results T_PREFIX=dkms.$phase. T_SAY=say
+# shellcheck source=tests/lib/results.sh
+. /usr/local/lib/extown-dkms-test/results.sh
 # shellcheck disable=SC2317 # the EXIT trap runs it
 finish() {
 	journalctl -b --no-pager >"$out/journal" 2>&1

@@ -52,20 +52,13 @@ logs=$top/build/dkms
 mkdir -p "$logs"
 rm -rf "${logs:?}"/*
 
-log() { echo "dkms: $*" >&2; }
-harness_fail() {
-	echo "FAIL dkms.harness: $*"
-	exit 1
-}
-pass() { echo "PASS dkms.$1"; }
-fail() { echo "FAIL dkms.$1: $2"; }
-check() { # NAME WHY CMD...: PASS when CMD succeeds
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/ondisk.sh
+. "$top/tests/lib/ondisk.sh"
+T_LOG=dkms harness_test=dkms T_PREFIX=dkms.
 
-[ "$(id -u)" -eq 0 ] || harness_fail "must run as root (chroot, mount)"
+need_root "chroot, mount"
 break_what=${EXTOWN_DKMS_BREAK:-}
 case $break_what in '' | initramfs | version | purge-running) ;; *) harness_fail "EXTOWN_DKMS_BREAK must be initramfs, version or purge-running" ;; esac
 vm_timeout=${EXTOWN_DKMS_TIMEOUT:-1500}
@@ -211,12 +204,12 @@ kernels=("$k61" ${k612:+"$k612"})
 base_of() { if [ "$1" = "$k61" ]; then echo 6_1; else echo 6_12; fi; }
 
 img_key=$( (sha256sum "$deb" "$ddeb" "$top/tests/dkms/guest.sh" "$top/tests/dkms/extown-dkms-test.service" \
-	"$top/tools/vm/guest-write-results.sh" "${BASH_SOURCE[0]}" | cut -d' ' -f1
+	"$top/tools/vm/guest-write-results.sh" "$top/tests/lib/results.sh" "${BASH_SOURCE[0]}" | cut -d' ' -f1
 	echo "$tree") | sha256sum | cut -c1-16)
 imgdir=$cache/img-$img_key${break_what:+-broken-$break_what}
 if [ -f "$imgdir/complete" ]; then
 	log "cached installed root image $imgdir (the chroot checks below are its recorded results)"
-	cat "$imgdir/chroot-results"
+	t_relay "$imgdir/chroot-results"
 else
 	ovl=$(mktemp -d "$cache/overlay.XXXXXX")
 	mkdir -p "$ovl/upper" "$ovl/work" "$ovl/root"
@@ -228,24 +221,21 @@ else
 	mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
 	mount --bind /dev "$root/dev" && mounted+=("$root/dev")
 	mount -t devpts -o newinstance devpts "$root/dev/pts" && mounted+=("$root/dev/pts")
-	in_root() {
-		chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"
-	}
+	# the chroot checks are recorded whole (they are cached with the
+	# image) and reported, selected, at the end of this block
 	results=$work/chroot-results
 	: >"$results"
-	rcheck() { check "$@" | tee -a "$results"; }
+	rcheck() { EXTOWN_TEST_FILTER='' T_RESULTS=$results check "$@"; }
 	cp "$deb" "$ddeb" "$root/tmp/"
 	start=$SECONDS
-	if in_root apt-get install -y --no-install-recommends "/tmp/${deb##*/}" "/tmp/${ddeb##*/}" \
+	if in_root "$root" apt-get install -y --no-install-recommends "/tmp/${deb##*/}" "/tmp/${ddeb##*/}" \
 		>"$logs/chroot-install.log" 2>&1; then
 		timing "chroot apt-get install (DKMS builds, initramfs)" $((SECONDS - start))
-		echo "PASS dkms.chroot_apt_install" | tee -a "$results"
+		rcheck chroot_apt_install "" true
 	else
-		echo "FAIL dkms.chroot_apt_install: apt-get install ./extown_*.deb ./extown-dkms_*.deb failed: $(grep -m 1 -E 'Error|error' "$logs/chroot-install.log") (see $logs/chroot-install.log)" |
-			tee -a "$results"
+		rcheck chroot_apt_install "apt-get install ./extown_*.deb ./extown-dkms_*.deb failed: $(grep -m 1 -E 'Error|error' "$logs/chroot-install.log") (see $logs/chroot-install.log)" false
 	fi
-	in_root dkms status >"$logs/dkms-status.txt" 2>&1 || true
+	in_root "$root" dkms status >"$logs/dkms-status.txt" 2>&1 || true
 	# DKMS's own log of the build, and how long the build took (the first
 	# line of make.log is the start, the file's mtime the end)
 	for k in "${kernels[@]}"; do
@@ -273,15 +263,15 @@ else
 		grep -qx "extown/$want, $k, x86_64: installed" "$logs/dkms-status.txt" || continue
 		b=$(base_of "$k")
 		mod=$(find "$root/lib/modules/$k/updates/dkms" -name 'ext4.ko*' 2>/dev/null | head -n 1 || true)
-		modver=$( [ -z "$mod" ] || in_root modinfo -F version "${mod#"$root"}" 2>&1)
-		magic=$( [ -z "$mod" ] || in_root modinfo -F vermagic "${mod#"$root"}" 2>&1)
+		modver=$( [ -z "$mod" ] || in_root "$root" modinfo -F version "${mod#"$root"}" 2>&1)
+		magic=$( [ -z "$mod" ] || in_root "$root" modinfo -F vermagic "${mod#"$root"}" 2>&1)
 		rcheck "chroot_module_version_$b" "updates/dkms/ext4.ko of $k: '${mod:-missing}', version '$modver'" \
 			test -n "$mod" -a "$modver" = "$want-extown"
 		rcheck "chroot_module_vermagic_$b" "vermagic '$magic', kernel $k" eval '[[ $magic == "$k "* ]]'
-		resolved=$(in_root modprobe -S "$k" --show-depends ext4 2>&1 | awk '/ext4\.ko/ { print $2 }')
+		resolved=$(in_root "$root" modprobe -S "$k" --show-depends ext4 2>&1 | awk '/ext4\.ko/ { print $2 }')
 		rcheck "chroot_modprobe_picks_dkms_$b" "modprobe -S $k resolves ext4 to '$resolved'" \
 			eval '[[ $resolved == /lib/modules/$k/updates/dkms/ext4.ko* ]]'
-		in_root lsinitramfs "/boot/initrd.img-$k" >"$logs/initramfs-$k.list" 2>&1 || true
+		in_root "$root" lsinitramfs "/boot/initrd.img-$k" >"$logs/initramfs-$k.list" 2>&1 || true
 		rcheck "chroot_initramfs_has_module_$b" "/boot/initrd.img-$k holds no updates/dkms/ext4.ko (its ext4: $(grep -m1 '/ext4.ko' "$logs/initramfs-$k.list"))" \
 			grep -q "lib/modules/$k/updates/dkms/ext4.ko" "$logs/initramfs-$k.list"
 	done
@@ -290,15 +280,15 @@ else
 	# a series (6.12 while kernel-patches/ has no 6.12 series, else a 6.6
 	# release), and a 6.1 whose linux-source has another version (a
 	# dpkg-query that says so), before unpacking anything
-	in_root rm -rf /tmp/eb
-	in_root cp -a "/usr/src/extown-$want" /tmp/eb
+	in_root "$root" rm -rf /tmp/eb
+	in_root "$root" cp -a "/usr/src/extown-$want" /tmp/eb
 	nk=6.6.0-1-amd64 nb=6.6
 	if [ -n "$k612" ] && [ ! -d "$root/usr/src/extown-$want/patches/6.12" ]; then
 		# shellcheck disable=SC2034 # nb is read in the eval below
 		nk=$k612 nb=6.12
 	fi
 	rc=0
-	msg=$(in_root /tmp/eb/extown-build "$nk" "/lib/modules/$k61/build" 2>&1) || rc=$?
+	msg=$(in_root "$root" /tmp/eb/extown-build "$nk" "/lib/modules/$k61/build" 2>&1) || rc=$?
 	echo "$msg" >"$logs/refuse-series.txt"
 	rcheck refuses_kernel_without_series "exit $rc, said: $msg" \
 		eval '[ "$rc" -eq 1 ] && [ "$(wc -l <<<"$msg")" -eq 1 ] && [[ $msg == "extown-dkms: no patch series for Linux $nb (kernel $nk)"*"Nothing was built." ]] && [ ! -e "$root/tmp/eb/src" ]'
@@ -317,10 +307,11 @@ else
 	echo "$msg" >"$logs/refuse-source.txt"
 	rcheck refuses_source_of_other_version "exit $rc, said: $msg" \
 		eval '[ "$rc" -eq 1 ] && [ "$(wc -l <<<"$msg")" -eq 1 ] && [[ $msg == *"but linux-source-6.1 is 6.1.0-extown-test"*"Nothing was built." ]] && [ ! -e "$root/tmp/eb/src" ]'
-	in_root rm -rf /tmp/eb /tmp/fakebin "/tmp/${deb##*/}" "/tmp/${ddeb##*/}"
+	in_root "$root" rm -rf /tmp/eb /tmp/fakebin "/tmp/${deb##*/}" "/tmp/${ddeb##*/}"
 
 	# the test unit, the results writer, the mount point
 	install -D -m 0755 "$top/tests/dkms/guest.sh" "$root/usr/local/lib/extown-dkms-test/guest.sh"
+	install -D -m 0644 "$top/tests/lib/results.sh" "$root/usr/local/lib/extown-dkms-test/results.sh"
 	install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
 	install -D -m 0644 "$top/tests/dkms/extown-dkms-test.service" "$root/etc/systemd/system/extown-dkms-test.service"
 	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
@@ -348,6 +339,7 @@ else
 	rm -rf "$ovl"
 	ovl=''
 	cp "$results" "$imgdir.tmp/chroot-results"
+	t_relay "$results"
 	touch "$imgdir.tmp/complete"
 	mv "$imgdir.tmp" "$imgdir"
 fi
@@ -368,7 +360,7 @@ stick() {
 		harness_fail "mkfs.ext4 of the stick failed"
 }
 # owner IMG PATH: uid:gid of PATH in IMG as debugfs reads it
-owner() { debugfs -R "stat $2" "$1" 2>/dev/null | sed -n 's/.*User: *\([0-9]*\) *Group: *\([0-9]*\).*/\1:\2/p'; }
+owner() { local o; o=$(ondisk_owner "$1" "$2"); echo "${o/ /:}"; }
 
 # boot B PHASE[,purge]: boot the root disk on B's kernel (B: 6_1, 6_12)
 # with B's small disk; print the guest's lines, named dkms.B.PHASE.NAME
@@ -379,14 +371,19 @@ boot() {
 	timing "boot $b $2 (run-vm total)" $((SECONDS - start))
 	cp -r "$d" "$logs/vm-$b-$phase" 2>/dev/null || true
 	if [ ! -s "$d/guest/dkms/results" ]; then
-		fail "$b.$phase.guest_ran" "no results (boot-stock status $rc); serial log ends: $(tail -n 5 "$d/serial.log" 2>/dev/null | tr '\n' ' ')"
+		fail_always "$b.$phase.guest_ran" "no results (boot-stock status $rc); serial log ends: $(tail -n 5 "$d/serial.log" 2>/dev/null | tr '\n' ' ')"
 		return 1
 	fi
-	sed "s/^\(PASS\|FAIL\) dkms\./\1 dkms.$b./" "$d/guest/dkms/results"
+	sed "s/^\(PASS\|FAIL\) dkms\./\1 dkms.$b./" "$d/guest/dkms/results" >"$d/results.named"
+	t_relay "$d/results.named"
 	for f in uptime-booted timings; do
 		[ ! -f "$d/guest/dkms/$f" ] || sed "s/^/guest $b $phase $f: /" "$d/guest/dkms/$f" >>"$logs/timings"
 	done
-	check "$b.$phase.guest_finished" "boot-stock status $rc (see $logs/boot-$b-$phase.err)" test "$rc" -eq 0
+	if [ "$rc" -eq 0 ]; then
+		pass "$b.$phase.guest_finished"
+	else
+		fail_always "$b.$phase.guest_finished" "boot-stock status $rc (see $logs/boot-$b-$phase.err)"
+	fi
 }
 
 bases=()
@@ -397,7 +394,7 @@ for k in "${kernels[@]}"; do
 		bases+=("$b")
 	else
 		for t in patched.guest_ran stock.guest_ran; do
-			fail "$b.$t" "not booted: DKMS installed no module for $k in the chroot"
+			fail_always "$b.$t" "not booted: DKMS installed no module for $k in the chroot"
 		done
 	fi
 done
@@ -427,10 +424,6 @@ for b in "${bases[@]}"; do
 	fi
 done
 for f in root "${bases[@]/#/stick-}"; do
-	if e2fsck -fn "$work/$f.img" >"$logs/e2fsck-$f.txt" 2>&1; then
-		pass "host_${f/-/_}_fsck_clean"
-	else
-		fail "host_${f/-/_}_fsck_clean" "e2fsck -fn: $(tail -n 1 "$logs/e2fsck-$f.txt")"
-	fi
+	ondisk_fsck "host_${f/-/_}_fsck_clean" "$work/$f.img"
 done
 timing "suite total" $((SECONDS - t0))

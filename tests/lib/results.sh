@@ -14,6 +14,8 @@
 #   T_RESULTS  file the lines are appended to (unset: standard output)
 #   T_ECHO=1   with T_RESULTS, also print each line on standard output
 #   T_PREFIX   prepended to every NAME ("privilege." gives privilege.NAME)
+#   T_SAY      a command check runs with NAME before CMD (progress on a
+#              console, say)
 #   EXTOWN_TEST_FILTER
 #              space-separated patterns (tests/run SUITE:PATTERN sets it):
 #              a test is selected when its full name (with T_PREFIX)
@@ -75,6 +77,7 @@ skip() { if t_selected "$1"; then t_line "SKIP ${T_PREFIX:-}$1: $2"; fi; }
 check() {
 	t_cn=$1 t_cw=$2
 	shift 2
+	[ -z "${T_SAY:-}" ] || "$T_SAY" "$t_cn"
 	if "$@"; then pass "$t_cn"; else fail "$t_cn" "$t_cw"; fi
 }
 

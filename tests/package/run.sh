@@ -30,20 +30,11 @@ logs=$top/build/package
 mkdir -p "$logs"
 rm -f "$logs"/*.log "$logs"/*.txt
 
-harness_fail() {
-	echo "FAIL package.harness: $*"
-	exit 1
-}
-pass() { echo "PASS package.$1"; }
-fail() { echo "FAIL package.$1: $2"; }
-# check NAME WHY CMD...: PASS when CMD succeeds, else FAIL with WHY
-check() {
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "$why"; fi
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG=package harness_test=package T_PREFIX=package.
 
-[ "$(id -u)" -eq 0 ] || harness_fail "must run as root (chroot, mount)"
+need_root "chroot, mount"
 for tool in git dpkg-buildpackage dpkg-deb dpkg-parsechangelog lintian dh autoconf readelf cc; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		harness_fail "$tool not installed (run tools/install-deps-packaging.sh)"
@@ -205,7 +196,6 @@ if ! mount -t overlay overlay -o "lowerdir=$tree,upperdir=$ovl/upper,workdir=$ov
 	rmdir "$root"
 	cp -a "$tree" "$root" || harness_fail "cannot copy $tree"
 fi
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
 snapshot() {
 	# every path of the tree with type, mode, owner and, for files, a hash;
 	# dpkg's own database and logs and the man-db index excepted
@@ -227,7 +217,7 @@ chmod 755 "$root/usr/local/sbin/udevadm"
 : >"$calls"
 
 cp "$deb" "$root/tmp/extown.deb"
-if in_root dpkg -i /tmp/extown.deb >>"$logs/chroot.log" 2>&1; then
+if in_root "$root" dpkg -i /tmp/extown.deb >>"$logs/chroot.log" 2>&1; then
 	pass chroot_install
 else
 	fail chroot_install "dpkg -i failed in the Debian 12 tree (see $logs/chroot.log)"
@@ -246,8 +236,8 @@ files_ok() {
 		[ "$(stat -c '%a %U:%G' "$root/etc/extown.conf")" = "644 root:root" ] &&
 		[ -f "$root/usr/share/man/man8/mount.ext4.8.gz" ] &&
 		[ -f "$root/usr/share/man/man5/extown.conf.5.gz" ] &&
-		[ "$(in_root dpkg-query -W -f='${Version} ${db:Status-Abbrev}' extown)" = "$want ii " ] &&
-		in_root dpkg --verify extown >>"$logs/chroot.log" 2>&1
+		[ "$(in_root "$root" dpkg-query -W -f='${Version} ${db:Status-Abbrev}' extown)" = "$want ii " ] &&
+		in_root "$root" dpkg --verify extown >>"$logs/chroot.log" 2>&1
 }
 check chroot_files_and_modes \
 	"after dpkg -i: mount.ext4 is $(stat -c '%a %U:%G' "$root/usr/sbin/mount.ext4" 2>&1), or a link, rule, man page, the conffile, the status or dpkg --verify is wrong (see $logs/chroot.log)" \
@@ -259,7 +249,7 @@ helper_ok() {
 	local t rc out
 	for t in mount.ext4 mount.ext3; do
 		rc=0
-		out=$(in_root "/usr/sbin/$t" 2>&1) || rc=$?
+		out=$(in_root "$root" "/usr/sbin/$t" 2>&1) || rc=$?
 		echo "$t: exit $rc: $out" >>"$logs/chroot.log"
 		if [ "$rc" -ne 1 ] || ! grep -q 'usage:' <<<"$out"; then return 1; fi
 	done
@@ -273,13 +263,13 @@ perl -MIO::Socket::UNIX -e 'IO::Socket::UNIX->new(Local => $ARGV[0], Listen => 1
 	"$root/run/udev/control" || harness_fail "cannot create a socket in the tree"
 want_calls=$'control --reload-rules\ntrigger --subsystem-match=block --action=change'
 : >"$calls"
-in_root /var/lib/dpkg/info/extown.postinst configure >>"$logs/chroot.log" 2>&1 || true
+in_root "$root" /var/lib/dpkg/info/extown.postinst configure >>"$logs/chroot.log" 2>&1 || true
 check chroot_postinst_reloads_udev \
 	"with udev running, postinst configure called udevadm: '$(tr '\n' ';' <"$calls")'" \
 	test "$(cat "$calls")" = "$want_calls"
 
 : >"$calls"
-if in_root dpkg -r extown >>"$logs/chroot.log" 2>&1; then
+if in_root "$root" dpkg -r extown >>"$logs/chroot.log" 2>&1; then
 	remove_ok() {
 		[ ! -e "$root/usr/sbin/mount.ext4" ] && [ ! -L "$root/usr/sbin/mount.ext3" ] &&
 			[ ! -L "$root/usr/sbin/mount.ext2" ] &&
@@ -295,7 +285,7 @@ else
 	fail chroot_remove_keeps_conffile_only "dpkg -r extown failed (see $logs/chroot.log)"
 fi
 
-if in_root dpkg --purge extown >>"$logs/chroot.log" 2>&1; then
+if in_root "$root" dpkg --purge extown >>"$logs/chroot.log" 2>&1; then
 	rm -f "$root/usr/local/sbin/udevadm" "$calls" "$root/tmp/extown.deb" "$root/run/udev/control"
 	rmdir "$root/run/udev"
 	snapshot "$work/after.txt"
