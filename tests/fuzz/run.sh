@@ -25,12 +25,14 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG=fuzz harness_test=fuzz
 out=$top/build/fuzz
 seconds=${EXTOWN_FUZZ_SECONDS:-60}
 jobs=${EXTOWN_FUZZ_JOBS:-1}
 case $seconds$jobs in '' | *[!0-9]*)
-	echo "FAIL fuzz.harness: EXTOWN_FUZZ_SECONDS and EXTOWN_FUZZ_JOBS must be numbers"
-	exit 1
+	harness_fail "EXTOWN_FUZZ_SECONDS and EXTOWN_FUZZ_JOBS must be numbers"
 	;;
 esac
 targets=(request policy owner)
@@ -39,7 +41,7 @@ per_target=$((seconds / ${#targets[@]}))
 mkdir -p "$out/artifacts"
 
 build_fail() {
-	echo "FAIL fuzz.build: $*"
+	fail_always fuzz.build "$*"
 	exit 1
 }
 command -v clang >/dev/null 2>&1 || build_fail "clang not installed (tools/install-deps-userspace.sh)"
@@ -61,15 +63,16 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 for t in "${targets[@]}"; do
+	t_selected "fuzz.$t.seed_corpus" || t_selected "fuzz.$t.no_crash" || continue
 	seeds=$top/tests/fuzz/corpus/$t
 	bin=$out/fuzz-$t
 	log=$out/$t.log
 
 	# Every committed seed runs once, clean.
 	if "$bin" -runs=0 "$seeds" >"$out/$t.seeds.log" 2>&1; then
-		echo "PASS fuzz.$t.seed_corpus"
+		pass "fuzz.$t.seed_corpus"
 	else
-		echo "FAIL fuzz.$t.seed_corpus: $(grep -m 1 -E 'ERROR|violated|runtime error' "$out/$t.seeds.log" || echo 'non-zero exit') (log $out/$t.seeds.log)"
+		fail "fuzz.$t.seed_corpus" "$(grep -m 1 -E 'ERROR|violated|runtime error' "$out/$t.seeds.log" || echo 'non-zero exit') (log $out/$t.seeds.log)"
 	fi
 
 	mkdir -p "$out/corpus/$t"
@@ -86,8 +89,8 @@ for t in "${targets[@]}"; do
 	echo "fuzz: $t: $per_target s, $execs execs, ${cov:-cov: ?}, exit $rc" >&2
 	artifacts=$(find "$out/artifacts" -name "$t-*" -type f | head -n 3 | tr '\n' ' ')
 	if [ "$rc" -eq 0 ] && [ -z "$artifacts" ] && [ "$execs" -gt 0 ]; then
-		echo "PASS fuzz.$t.no_crash"
+		pass "fuzz.$t.no_crash"
 	else
-		echo "FAIL fuzz.$t.no_crash: exit $rc, $execs execs, artifacts: ${artifacts:-none}; $(grep -m 1 -E 'ERROR|violated|runtime error' "$log" || true) (log $log)"
+		fail "fuzz.$t.no_crash" "exit $rc, $execs execs, artifacts: ${artifacts:-none}; $(grep -m 1 -E 'ERROR|violated|runtime error' "$log" || true) (log $log)"
 	fi
 done

@@ -30,11 +30,10 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG=kernel harness_test=kernel.checks
 
-harness_fail() {
-	echo "FAIL kernel.checks.harness: $*"
-	exit 1
-}
 
 # What checkpatch may still say, "PATCH TYPE: message" as printed with
 # --show-types --terse, each explained in kernel-patches/0000-cover-letter.patch.
@@ -76,24 +75,24 @@ check_base() {
 	am_out=$(git -C "$w/am" -c user.name=extown-test -c user.email=test@extown.invalid \
 		am -q --keep-cr "${patches[@]/#/$patchdir/}" 2>&1) || am_rc=$?
 	if [ "$am_rc" -eq 0 ]; then
-		echo "PASS $t.series.git_am_applies"
+		pass "$t.series.git_am_applies"
 	else
-		echo "FAIL $t.series.git_am_applies: $(head -n 3 <<<"$am_out" | tr '\n' ' ')"
+		fail "$t.series.git_am_applies" "$(head -n 3 <<<"$am_out" | tr '\n' ' ')"
 		git -C "$w/am" am --abort >/dev/null 2>&1 || true
 	fi
 	n=$(git -C "$w/am" rev-list --count base..HEAD)
 	if [ "$n" -eq ${#patches[@]} ]; then
-		echo "PASS $t.series.one_commit_per_patch"
+		pass "$t.series.one_commit_per_patch"
 	else
-		echo "FAIL $t.series.one_commit_per_patch: ${#patches[@]} patches, $n commits"
+		fail "$t.series.one_commit_per_patch" "${#patches[@]} patches, $n commits"
 	fi
 	# Each patch touches one filesystem (plus its documentation).
 	for p in "${patches[@]}"; do
 		dirs=$(sed -n 's#^diff --git a/\(fs/[^/]*\)/.*#\1#p' "$patchdir/$p" | sort -u | tr '\n' ' ')
 		if [ "$(wc -w <<<"$dirs")" -eq 1 ]; then
-			echo "PASS $t.series.${p%%-*}_one_filesystem"
+			pass "$t.series.${p%%-*}_one_filesystem"
 		else
-			echo "FAIL $t.series.${p%%-*}_one_filesystem: touches $dirs"
+			fail "$t.series.${p%%-*}_one_filesystem" "touches $dirs"
 		fi
 	done
 
@@ -107,16 +106,16 @@ check_base() {
 		sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\): \(.*\)$/\1 \2: \3/p' <<<"$out" >"$w/cp.$num"
 		errors=$(grep -c '^ERROR ' "$w/cp.$num" || true)
 		if [ "$errors" -eq 0 ]; then
-			echo "PASS $t.checkpatch.${num}_no_errors"
+			pass "$t.checkpatch.${num}_no_errors"
 		else
-			echo "FAIL $t.checkpatch.${num}_no_errors: $(grep '^ERROR ' "$w/cp.$num" | head -n 3 | tr '\n' ' ')"
+			fail "$t.checkpatch.${num}_no_errors" "$(grep '^ERROR ' "$w/cp.$num" | head -n 3 | tr '\n' ' ')"
 		fi
 		unexplained=$(cut -d' ' -f2- "$w/cp.$num" | sed "s/^/$num /" | sort -u |
 			grep -vxF -f "$w/justified" || true)
 		if [ -z "$unexplained" ]; then
-			echo "PASS $t.checkpatch.${num}_only_justified_reports"
+			pass "$t.checkpatch.${num}_only_justified_reports"
 		else
-			echo "FAIL $t.checkpatch.${num}_only_justified_reports: $(head -n 3 <<<"$unexplained" | tr '\n' ' ')"
+			fail "$t.checkpatch.${num}_only_justified_reports" "$(head -n 3 <<<"$unexplained" | tr '\n' ' ')"
 		fi
 		grep -c . "$w/cp.$num" | sed "s/^/kernel checks: $base: checkpatch $num reports: /" >&2 || true
 	done
@@ -127,9 +126,9 @@ check_base() {
 		grep -qF -- "$msg" "$cover" 2>/dev/null || echo "$msg"
 	done)
 	if [ -f "$cover" ] && [ -z "$unquoted" ]; then
-		echo "PASS $t.series.cover_letter_explains_checkpatch_reports"
+		pass "$t.series.cover_letter_explains_checkpatch_reports"
 	else
-		echo "FAIL $t.series.cover_letter_explains_checkpatch_reports: ${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
+		fail "$t.series.cover_letter_explains_checkpatch_reports" "${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
 	fi
 
 	# --- W=1 ------------------------------------------------------------------------
@@ -141,9 +140,9 @@ check_base() {
 	done
 	new=$(comm -13 "${w1[0]}" "${w1[1]}")
 	if [ -z "$new" ]; then
-		echo "PASS $t.w1.no_new_warnings_fs_ext4_ext2"
+		pass "$t.w1.no_new_warnings_fs_ext4_ext2"
 	else
-		echo "FAIL $t.w1.no_new_warnings_fs_ext4_ext2: $(head -n 3 <<<"$new" | tr '\n' ' ')"
+		fail "$t.w1.no_new_warnings_fs_ext4_ext2" "$(head -n 3 <<<"$new" | tr '\n' ' ')"
 	fi
 }
 

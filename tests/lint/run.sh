@@ -9,8 +9,10 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$top"
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
 command -v shellcheck >/dev/null || {
-	echo "FAIL lint.shellcheck: shellcheck not installed (tools/install-deps.sh)"
+	fail_always lint.shellcheck "shellcheck not installed (tools/install-deps.sh)"
 	exit 0
 }
 # Tracked files that are shell scripts by name or by #! line.
@@ -21,9 +23,10 @@ git ls-files -z | while IFS= read -r -d '' f; do
 	*) head -n 1 "$f" | grep -qE '^#!.*\b(ba|da)?sh\b' || continue ;;
 	esac
 	name=$(tr '/.' '__' <<<"$f")
+	t_selected "lint.shellcheck.$name" || continue
 	if out=$(shellcheck -x "$f" 2>&1); then
-		echo "PASS lint.shellcheck.$name"
+		pass "lint.shellcheck.$name"
 	else
-		echo "FAIL lint.shellcheck.$name: $(grep -m 1 -E 'SC[0-9]+' <<<"$out")"
+		fail "lint.shellcheck.$name" "$(grep -m 1 -E 'SC[0-9]+' <<<"$out")"
 	fi
 done
