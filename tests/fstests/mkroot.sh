@@ -13,11 +13,11 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-log() { echo "fstests-mkroot: $*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/cache.sh
+. "$top/tests/lib/cache.sh"
+T_LOG=fstests-mkroot
 
 # What fstests runs (xfsprogs: mkfs.xfs and xfs_io, which fstests uses on
 # every filesystem), and the shared libraries of its compiled helpers.
@@ -28,51 +28,28 @@ packages=(
 	strace time hostname sed findutils coreutils
 )
 
-[ "$(id -u)" -eq 0 ] || die "must run as root (chroot, apt-get)"
-base=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || die "tools/e2e/mkroot.sh failed"
-cache=${EXTOWN_CACHE:-/var/cache/extown}/fstests
-key=$({
-	cat "${BASH_SOURCE[0]}"
-	echo "$base"
-} | sha256sum | cut -c1-16)
-root=$cache/root-$key
-if [ -f "$root/.extown-complete" ]; then
-	log "cached tree $root"
-	echo "$root"
-	exit 0
-fi
-
-mkdir -p "$cache"
-tmp=$(mktemp -d "$cache/tmp-root.XXXXXX")
-cleanup() {
-	umount "$tmp/proc" 2>/dev/null || true
-	rm -rf "$tmp"
+# build TREE BASE: BASE's tree plus the packages and users fstests needs
+build() {
+	local tmp=$1 base=$2 start=$SECONDS
+	log "copying $base"
+	cp -a "$base/." "$tmp/"
+	rm -f "$tmp/.extown-complete"
+	cache_mount -t proc proc "$tmp/proc"
+	log "apt-get install ${packages[*]}"
+	{
+		in_root "$tmp" apt-get update &&
+			in_root "$tmp" apt-get install -y --no-install-recommends "${packages[@]}"
+	} >"$tmp.apt.log" 2>&1 || die "apt-get in the tree failed: see $tmp.apt.log"
+	rm -f "$tmp.apt.log"
+	log "apt-get took $((SECONDS - start)) s"
+	cache_umount_all
+	in_root "$tmp" groupadd fsgqa
+	in_root "$tmp" useradd -m -g fsgqa fsgqa
+	in_root "$tmp" useradd -m fsgqa2
+	in_root "$tmp" useradd -m 123456-fsgqa
+	rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
 }
-trap cleanup EXIT
-log "copying $base"
-cp -a "$base/." "$tmp/"
-in_root() { chroot "$tmp" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive "$@"; }
-mount -t proc proc "$tmp/proc"
-start=$SECONDS
-log "apt-get install ${packages[*]}"
-{
-	in_root apt-get update &&
-		in_root apt-get install -y --no-install-recommends "${packages[@]}"
-} >"$cache/mkroot-apt.log" 2>&1 || die "apt-get in the tree failed: see $cache/mkroot-apt.log"
-log "apt-get took $((SECONDS - start)) s"
-umount "$tmp/proc"
-in_root groupadd fsgqa
-in_root useradd -m -g fsgqa fsgqa
-in_root useradd -m fsgqa2
-in_root useradd -m 123456-fsgqa
-rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
-touch "$tmp/.extown-complete"
 
-rm -rf "$root"
-mv "$tmp" "$root"
-trap - EXIT
-for old in "$cache"/root-*; do
-	[ "$old" = "$root" ] || rm -rf "$old"
-done
-log "tree ready: $root ($(du -sh "$root" | cut -f1))"
-echo "$root"
+need_root "chroot, apt-get"
+base=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || die "tools/e2e/mkroot.sh failed"
+cache_tree fstests root "$(cache_key "${BASH_SOURCE[0]}" "$base")" build "$base"

@@ -26,12 +26,12 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-log() { echo "mkroot-stock: $*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-[ "$(id -u)" -eq 0 ] || die "must run as root (chroot, mount)"
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/cache.sh
+. "$top/tests/lib/cache.sh"
+T_LOG=mkroot-stock
+need_root "chroot, mount"
 
 base=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || die "tools/e2e/mkroot.sh failed"
 [ -d "$base" ] || die "tools/e2e/mkroot.sh gave no tree"
@@ -61,86 +61,49 @@ if [ -n "$v612" ] && [ "$v612" != "(none)" ]; then
 fi
 log "stock kernels: $k61 ($v61)${k612:+, $k612 ($v612)}"
 
-cache=${EXTOWN_CACHE:-/var/cache/extown}/stock
-key=$( (sha256sum "${BASH_SOURCE[0]}" "$top/tools/e2e/mkroot.sh" | cut -d' ' -f1
-	echo "$k61 $v61 $k612 $v612") | sha256sum | cut -c1-16)
-root=$cache/tree-$key
-if [ -f "$root/.extown-complete" ]; then
-	log "cached tree $root"
-	echo "$root"
-	exit 0
-fi
-
-mirror=${EXTOWN_E2E_MIRROR:-$(awk '$1 == "deb" { print $2; exit }' "$base/etc/apt/sources.list")}
-security=${EXTOWN_STOCK_SECURITY_MIRROR:-${mirror%/debian}/debian-security}
-
-mkdir -p "$cache"
-tmp=$(mktemp -d "$cache/tmp-tree.XXXXXX")
-mounted=()
-cleanup() {
-	local i
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" || true
-	done
-	mounted=()
-	# never remove through a mount that is still there (/dev is the host's)
-	if ! grep -q " $tmp/" /proc/mounts; then rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-start=$SECONDS
-cp -a "$base/." "$tmp/"
-rm -f "$tmp/.extown-complete"
-cat >"$tmp/etc/apt/sources.list" <<EOF
+# build TREE: the e2e tree, Debian's stock kernels with headers and
+# source, dkms and an initramfs for each kernel
+build() {
+	local tmp=$1 mirror security k b v list start=$SECONDS pkgs
+	mirror=${EXTOWN_E2E_MIRROR:-$(awk '$1 == "deb" { print $2; exit }' "$base/etc/apt/sources.list")}
+	security=${EXTOWN_STOCK_SECURITY_MIRROR:-${mirror%/debian}/debian-security}
+	cp -a "$base/." "$tmp/"
+	rm -f "$tmp/.extown-complete"
+	cat >"$tmp/etc/apt/sources.list" <<EOF
 deb $mirror bookworm main
 deb $mirror bookworm-updates main
 deb $security bookworm-security main
 EOF
-# Debian's initramfs must find the root disk: virtio-blk, USB storage, SCSI
-# disks. MODULES=most (initramfs-tools' default) has them all; say it.
-mkdir -p "$tmp/etc/initramfs-tools/conf.d"
-printf '# extown stock-kernel test tree: every block driver (virtio_blk, usb-storage)\nMODULES=most\n' \
-	>"$tmp/etc/initramfs-tools/conf.d/extown-stock.conf"
-for m in proc sys dev; do
-	mkdir -p "$tmp/$m"
-	case $m in
-	proc) mount -t proc proc "$tmp/proc" ;;
-	sys) mount -t sysfs sysfs "$tmp/sys" ;;
-	dev) mount --bind /dev "$tmp/dev" ;;
-	esac
-	mounted+=("$tmp/$m")
-done
-in_root() {
-	chroot "$tmp" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-		DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"
+	# Debian's initramfs must find the root disk: virtio-blk, USB storage, SCSI
+	# disks. MODULES=most (initramfs-tools' default) has them all; say it.
+	mkdir -p "$tmp/etc/initramfs-tools/conf.d"
+	printf '# extown stock-kernel test tree: every block driver (virtio_blk, usb-storage)\nMODULES=most\n' \
+		>"$tmp/etc/initramfs-tools/conf.d/extown-stock.conf"
+	mkdir -p "$tmp/proc" "$tmp/sys" "$tmp/dev"
+	cache_mount -t proc proc "$tmp/proc"
+	cache_mount -t sysfs sysfs "$tmp/sys"
+	cache_mount --bind /dev "$tmp/dev"
+	in_root "$tmp" apt-get update -q || die "apt-get update in the tree failed"
+	pkgs=(initramfs-tools "linux-image-$k61=$v61" "linux-headers-$k61=$v61" "linux-source-6.1=$v61"
+		dkms gcc make patch xz-utils)
+	[ -z "$k612" ] || pkgs+=("linux-image-$k612=$v612" "linux-headers-$k612=$v612" "linux-source-6.12=$v612")
+	log "apt-get install ${pkgs[*]}"
+	in_root "$tmp" apt-get install -y -q --no-install-recommends "${pkgs[@]}" ||
+		die "apt-get install of the stock kernels failed"
+	list=$tmp/boot/extown-stock-kernels
+	: >"$list"
+	for k in "$k61" ${k612:+"$k612"}; do
+		[ -f "$tmp/boot/vmlinuz-$k" ] || die "no /boot/vmlinuz-$k in the tree"
+		[ -f "$tmp/boot/initrd.img-$k" ] || in_root "$tmp" update-initramfs -c -k "$k"
+		[ -f "$tmp/boot/initrd.img-$k" ] || die "no /boot/initrd.img-$k in the tree"
+		case $k in 6.1.0-*) b=6.1 v=$v61 ;; *) b=6.12 v=$v612 ;; esac
+		echo "$b $k $v /boot/vmlinuz-$k /boot/initrd.img-$k" >>"$list"
+	done
+	in_root "$tmp" apt-get clean
+	rm -rf "$tmp"/var/lib/apt/lists/*_Packages "$tmp"/var/lib/apt/lists/*_Translation-*
+	log "stock tree built in $((SECONDS - start)) s"
 }
-in_root apt-get update -q >&2 || die "apt-get update in the tree failed"
-pkgs=(initramfs-tools "linux-image-$k61=$v61" "linux-headers-$k61=$v61" "linux-source-6.1=$v61"
-	dkms gcc make patch xz-utils)
-[ -z "$k612" ] || pkgs+=("linux-image-$k612=$v612" "linux-headers-$k612=$v612" "linux-source-6.12=$v612")
-log "apt-get install ${pkgs[*]}"
-in_root apt-get install -y -q --no-install-recommends "${pkgs[@]}" >&2 ||
-	die "apt-get install of the stock kernels failed"
-list=$tmp/boot/extown-stock-kernels
-: >"$list"
-for k in "$k61" ${k612:+"$k612"}; do
-	[ -f "$tmp/boot/vmlinuz-$k" ] || die "no /boot/vmlinuz-$k in the tree"
-	[ -f "$tmp/boot/initrd.img-$k" ] || in_root update-initramfs -c -k "$k" >&2
-	[ -f "$tmp/boot/initrd.img-$k" ] || die "no /boot/initrd.img-$k in the tree"
-	case $k in 6.1.0-*) b=6.1 v=$v61 ;; *) b=6.12 v=$v612 ;; esac
-	echo "$b $k $v /boot/vmlinuz-$k /boot/initrd.img-$k" >>"$list"
-done
-in_root apt-get clean
-rm -rf "$tmp"/var/lib/apt/lists/*_Packages "$tmp"/var/lib/apt/lists/*_Translation-*
-for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do umount "${mounted[i]}"; done
-mounted=()
-touch "$tmp/.extown-complete"
 
-rm -rf "$root"
-mv "$tmp" "$root"
-trap - EXIT
-for old in "$cache"/tree-*; do
-	[ "$old" = "$root" ] || rm -rf "$old"
-done
-log "tree ready: $root ($(du -sh "$root" | cut -f1), $((SECONDS - start)) s)"
-sed 's/^/mkroot-stock: kernel: /' "$root/boot/extown-stock-kernels" >&2
-echo "$root"
+cache_tree stock tree "$(cache_key "${BASH_SOURCE[0]}" "$top/tools/e2e/mkroot.sh" "$k61 $v61 $k612 $v612")" build >/dev/null
+sed 's/^/mkroot-stock: kernel: /' "$cache_path/boot/extown-stock-kernels" >&2
+echo "$cache_path"
