@@ -48,8 +48,9 @@ RES=$OUT/results
 : >"$RES"
 : >"$OUT/detail.txt"
 
-pass() { echo "PASS $1" >>"$RES"; }
-fail() { echo "FAIL $1: $2" >>"$RES"; }
+T_RESULTS=$RES
+# shellcheck source=tests/lib/results.sh
+. /tests/results.sh
 note() { echo "bench-guest: $*"; }
 
 mkdir -p /mnt/base /mnt/b

@@ -75,11 +75,9 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/extown-bench.XXXXXX")
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() { if [ -z "${EXTOWN_KEEP:-}" ]; then rm -rf "$work"; else echo "bench: work directory kept: $work" >&2; fi; }
 trap cleanup EXIT
-log() { echo "bench: $*" >&2; }
-die() {
-	echo "bench: $*" >&2
-	exit 1
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG=bench
 
 command -v bindfs >/dev/null || die "bindfs missing: run bench/install-deps.sh"
 
@@ -114,6 +112,7 @@ mke2fs -q -F -t ext4 -N "$inodes" -E root_owner=1234:1234,lazy_itable_init=0,laz
 rm -rf "$work/root"
 
 "$top/tools/vm/mkinitramfs.sh" --file "$work/benchtool" "${helper[@]}" --file "$(command -v bindfs)" \
+	--file "$top/tests/lib/results.sh" \
 	"$work/initramfs.cpio.gz" "$top/bench/guest.sh" >/dev/null || die "tools/vm/mkinitramfs.sh failed"
 # bindfs lands in /tests/ (with libfuse2); guest.sh finds it on PATH there.
 vmdir=${out:-$work/vm}

@@ -17,7 +17,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/cache.sh
 . "$top/tests/lib/cache.sh"
-T_LOG=fstests-mkroot
+T_LOG='fstests-mkroot'
 
 # What fstests runs (xfsprogs: mkfs.xfs and xfs_io, which fstests uses on
 # every filesystem), and the shared libraries of its compiled helpers.

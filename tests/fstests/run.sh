@@ -38,15 +38,9 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-log() { echo "fstests: $*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG=fstests
 
 kernel='' list=$top/tests/fstests/list runs='plain uid' budget=0 timeout='' gib=3 out=''
 while [ $# -gt 0 ]; do

@@ -17,6 +17,8 @@
 #   die MSG...                  log, exit 1 (a tool that cannot go on)
 #   harness_fail MSG...         "FAIL TEST.harness: MSG" on stdout, exit 1:
 #                               the harness broke, which is not a test failing
+#   usage                       the comment block at the head of the script
+#                               (its lines 2 up to "set -euo"), exit 2
 #   need_root WHY               harness_fail (die outside a suite) unless root
 #   in_root ROOT CMD...         CMD chrooted into ROOT with a clean
 #                               environment (PATH, DEBIAN_FRONTEND, LC_ALL)
@@ -63,6 +65,11 @@ die() {
 harness_fail() {
 	echo "FAIL ${harness_test:-${T_LOG:-${0##*/}}}.harness: $*"
 	exit 1
+}
+
+usage() {
+	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
 }
 
 need_root() {

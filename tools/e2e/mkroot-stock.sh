@@ -30,7 +30,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/cache.sh
 . "$top/tests/lib/cache.sh"
-T_LOG=mkroot-stock
+T_LOG='mkroot-stock'
 need_root "chroot, mount"
 
 base=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || die "tools/e2e/mkroot.sh failed"

@@ -50,11 +50,9 @@ top=$(cd "$here/../.." && pwd)
 cache=${EXTOWN_CACHE:-/var/cache/extown}
 jobs=$(nproc)
 
-log() { echo "build-kernel: $*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG='build-kernel'
 usage() {
 	echo "usage: $0 [--base 6.1|6.12] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
 	exit 2

@@ -28,16 +28,10 @@
 # Needs debugfs (e2fsprogs) to read the image's /boot.
 set -euo pipefail
 
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
-die() {
-	echo "boot-stock: $*" >&2
-	exit 1
-}
-
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG='boot-stock'
 opts=() append='' memory=1536 outdir=''
 while [ $# -gt 0 ]; do
 	case $1 in

@@ -51,14 +51,10 @@
 # panic, no results), 2 on usage errors. Test verdicts are in the files.
 set -euo pipefail
 
-usage() {
-	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
-	exit 2
-}
-die() {
-	echo "run-vm: $*" >&2
-	exit 1
-}
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG='run-vm'
 
 outdir='' guest_args='' append='' memory=1024 monitor='' pidfile=''
 usb_disks=()
