@@ -50,6 +50,8 @@ setup_fail() {
 }
 
 # --- set-up -----------------------------------------------------------------------
+# shellcheck source=tests/lib/vmguest.sh
+. /tests/vmguest.sh
 chmod 4755 /usr/bin/mount /usr/bin/umount
 for m in stick users owner group nouser usernouser nouseruser usersnousers exec devsuid \
 	ro byuuid bylabel linked rootonly internal intusers ext2 loop loopplain imgnoloop bindtgt adhoc; do
@@ -58,11 +60,10 @@ done
 ln -s linked /media/link
 setpriv --reuid=1000 --regid=1000 --init-groups ln -s /media/stick /home/alice/stick-link ||
 	setup_fail "cannot make alice's symlink"
-mkdir -p /run/udev/data /run/mount
+mkdir -p /run/mount
 # the UUIDs are mkimages.sh's fixed ones
-printf 'E:EXTOWN_REMOVABLE=1\nE:ID_FS_UUID=%s\n' "$STICK_UUID" >"/run/udev/data/b$(cat /sys/block/vdb/dev)"
-printf 'E:EXTOWN_REMOVABLE=1\nE:ID_FS_UUID=%s\n' 6a6b0e00-0000-4000-8000-000000000002 \
-	>"/run/udev/data/b$(cat /sys/block/vdd/dev)"
+tag_removable vdb "$STICK_UUID"
+tag_removable vdd 6a6b0e00-0000-4000-8000-000000000002
 cat >/etc/fstab <<EOF
 /dev/vdb /media/stick ext4 user,noauto 0 0
 /dev/vdb /media/users ext4 users,noauto 0 0
@@ -290,11 +291,7 @@ run_pass nohelper
 t1=$(cut -d. -f1 /proc/uptime)
 
 # --- pass 2: the helper installed -----------------------------------------------------
-cp /tests/mount.ext4 /usr/sbin/mount.ext4
-chown root:root /usr/sbin/mount.ext4
-chmod 4755 /usr/sbin/mount.ext4
-ln -s mount.ext4 /usr/sbin/mount.ext3
-ln -s mount.ext4 /usr/sbin/mount.ext2
+install_helper
 run_pass helper
 t2=$(cut -d. -f1 /proc/uptime)
 

@@ -461,6 +461,7 @@ log "helper built from $src ($(git -C "$src" describe --always --dirty 2>/dev/nu
 
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
 "$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$here/cases" \
+	--file "$top/tests/lib/vmguest.sh" \
 	"$work/initramfs.cpio.gz" "$here/guest.sh" >/dev/null ||
 	harness_fail "tools/vm/mkinitramfs.sh failed"
 

@@ -56,6 +56,8 @@ rm -rf "${logs:?}"/*
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/ondisk.sh
 . "$top/tests/lib/ondisk.sh"
+# shellcheck source=tests/lib/cache.sh
+. "$top/tests/lib/cache.sh"
 T_LOG=dkms harness_test=dkms T_PREFIX=dkms.
 
 need_root "chroot, mount"
@@ -72,13 +74,14 @@ done
 cache=${EXTOWN_CACHE:-/var/cache/extown}/dkms
 mkdir -p "$cache"
 work=$(mktemp -d "${TMPDIR:-/tmp}/extown-dkms.XXXXXX")
-ovl='' mounted=()
+ovl='' ovl_root=''
+# the overlay, and the file systems mounted in it (cache_mount)
 unmount_all() {
-	local i
-	for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-		umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" || true
-	done
-	mounted=()
+	cache_umount_all
+	if [ -n "$ovl_root" ]; then
+		umount "$ovl_root" 2>/dev/null || umount -l "$ovl_root" || true
+		ovl_root=''
+	fi
 }
 cleanup() {
 	unmount_all
@@ -216,11 +219,11 @@ else
 	root=$ovl/root
 	mount -t overlay overlay -o "lowerdir=$tree,upperdir=$ovl/upper,workdir=$ovl/work" "$root" ||
 		harness_fail "cannot mount an overlay on $tree"
-	mounted+=("$root")
-	mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-	mount -t sysfs sysfs "$root/sys" && mounted+=("$root/sys")
-	mount --bind /dev "$root/dev" && mounted+=("$root/dev")
-	mount -t devpts -o newinstance devpts "$root/dev/pts" && mounted+=("$root/dev/pts")
+	ovl_root=$root
+	cache_mount -t proc proc "$root/proc"
+	cache_mount -t sysfs sysfs "$root/sys"
+	cache_mount --bind /dev "$root/dev"
+	cache_mount -t devpts -o newinstance devpts "$root/dev/pts"
 	# the chroot checks are recorded whole (they are cached with the
 	# image) and reported, selected, at the end of this block
 	results=$work/chroot-results
@@ -325,8 +328,7 @@ else
 	# under TCG took over 8 minutes there.
 	printf '# tests/dkms: the guest'"'"'s own hardware\nMODULES=dep\n' \
 		>"$root/etc/initramfs-tools/conf.d/zz-extown-dkms-test.conf"
-	for ((i = ${#mounted[@]} - 1; i >= 1; i--)); do umount "${mounted[i]}"; done
-	mounted=("$root")
+	cache_umount_all
 	# kept for the next run (only a complete one; one image of each kind,
 	# good or broken so); the boots below take a copy
 	prune_cache img

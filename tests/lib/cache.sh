@@ -20,8 +20,9 @@
 #                          mounted on it through cache_mount.
 #   cache_mount ARGS...    mount ARGS... (the last is the mount point);
 #                          unmounted in reverse order when the builder ends
-#   cache_umount_all       unmounts what cache_mount mounted (the builder
-#                          may call it before it finishes)
+#                          (or by cache_umount_all: scripts that mount into
+#                          a chroot outside cache_tree use the pair too)
+#   cache_umount_all       unmounts what cache_mount mounted
 
 cache_key() {
 	local w

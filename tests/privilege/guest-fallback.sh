@@ -91,6 +91,8 @@ FB=/tests/fbtool
 T_RESULTS=$RES T_PREFIX=privilege.fallback.
 # shellcheck source=tests/lib/results.sh
 . /tests/results.sh
+# shellcheck source=tests/lib/vmguest.sh
+. /tests/vmguest.sh
 as_alice() { setpriv --reuid=$ALICE --regid=$ALICE --init-groups "$@"; }
 as_bob() { setpriv --reuid=$BOB --regid=$BOB --init-groups "$@"; }
 
@@ -172,20 +174,14 @@ helper_pid() {
 }
 
 # --- set-up ----------------------------------------------------------------
-cp /tests/mount.ext4 /usr/sbin/mount.ext4
-chown root:root /usr/sbin/mount.ext4
-chmod 4755 /usr/sbin/mount.ext4
-ln -sf mount.ext4 /usr/sbin/mount.ext3
-ln -sf mount.ext4 /usr/sbin/mount.ext2
-chmod 4755 /usr/bin/mount /usr/bin/umount
+install_helper
 mkdir -p /media/stick /media/shared /media/x5 /media/swap /media/img /media/fp /media/m9 \
-	/run/udev/data /tmp/park
+	/tmp/park
 ln -s x5 /media/link
 rm -rf /media/missing
 : >/tmp/fb-regular
-for d in vdb vdc; do
-	echo "E:EXTOWN_REMOVABLE=1" >"/run/udev/data/b$(cat /sys/block/$d/dev)"
-done
+tag_removable vdb
+tag_removable vdc
 cat >/etc/fstab <<'EOF'
 /dev/vdb /media/stick ext4 user,noauto 0 0
 /dev/vdb /media/shared ext4 users,noauto 0 0

@@ -112,20 +112,16 @@ ALICE=1000
 T_RESULTS=$RES T_PREFIX=privilege.
 # shellcheck source=tests/lib/results.sh
 . /tests/results.sh
+# shellcheck source=tests/lib/vmguest.sh
+. /tests/vmguest.sh
 as_alice() { setpriv --reuid=$ALICE --regid=$ALICE --init-groups "$@"; }
 
 # --- set-up ----------------------------------------------------------------
-cp /tests/mount.ext4 /usr/sbin/mount.ext4
-chown root:root /usr/sbin/mount.ext4
-chmod 4755 /usr/sbin/mount.ext4
-ln -sf mount.ext4 /usr/sbin/mount.ext3
-ln -sf mount.ext4 /usr/sbin/mount.ext2
-chmod 4755 /usr/bin/mount /usr/bin/umount
+install_helper
 mkdir -p /media/stick /media/internal /media/granted /media/quoted /media/devgrant \
-	/media/nouser /media/loop /run/udev/data
-# libudev reads the udev database directly: the stick is "tagged" by our rules
-echo "E:EXTOWN_REMOVABLE=1" >"/run/udev/data/b$(cat /sys/block/vdb/dev)"
-echo "E:ID_FS_UUID=6a6b0e00-0000-4000-8000-000000000004" >>"/run/udev/data/b$(cat /sys/block/vdb/dev)"
+	/media/nouser /media/loop
+# the stick is "tagged" by our rules
+tag_removable vdb 6a6b0e00-0000-4000-8000-000000000004
 cat >/etc/fstab <<'EOF'
 /dev/vdb /media/stick ext4 user,noauto 0 0
 /dev/vdc /media/internal ext4 user,noauto 0 0

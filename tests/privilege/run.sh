@@ -75,7 +75,8 @@ run_patched() {
 	cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
 	cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
 	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/preload.so" \
-		--file "$top/tests/lib/results.sh" "$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
+		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" \
+		"$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed"
 	"$top/tools/vm/run-vm.sh" --out "$work/vm" "$kernel" "$work/initramfs.cpio.gz" \
 		"$work/stick.img" "$work/internal.img" 600 >/dev/null || rc=$?
@@ -106,7 +107,7 @@ run_fallback() {
 	mkfs.ext4 -q -F -d "$stage" -E root_owner=1001:1001 -U 6a6b0e00-0000-4000-8000-000000000018 \
 		-L swap "$work/fb-swap.img" 32M || harness_fail "mkfs.ext4 of the swap stick failed"
 	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/fbtool" \
-		--file "$top/tests/lib/results.sh" "$work/initramfs-fallback.cpio.gz" \
+		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" "$work/initramfs-fallback.cpio.gz" \
 		"$top/tests/privilege/guest-fallback.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed (fallback)"
 	"$top/tools/vm/run-vm.sh" --out "$work/vm-fallback" "$kernel" "$work/initramfs-fallback.cpio.gz" \
