@@ -5,10 +5,13 @@
 #   tools/install-deps.sh
 set -euo pipefail
 
-packages=(
-	# kernel source and build (tools/kernel/build-kernel.sh)
-	# (linux-source-6.12 comes from bookworm-security)
-	linux-source-6.1 linux-source-6.12 xz-utils tar gcc make libc6-dev bc flex bison
+here=$(dirname "${BASH_SOURCE[0]}")
+# the kernel source of every base (tools/kernel/bases; linux-source-6.12
+# comes from bookworm-security)
+mapfile -t packages < <(awk '!/^#/ && NF { print $2 }' "$here/kernel/bases")
+packages+=(
+	# the kernel build (tools/kernel/build-kernel.sh)
+	xz-utils tar gcc make libc6-dev bc flex bison
 	libelf-dev libssl-dev perl python3 ccache git util-linux coreutils
 	# VM harness (tools/vm/*.sh)
 	qemu-system-x86 busybox-static cpio gzip e2fsprogs dash bash file
@@ -16,4 +19,4 @@ packages=(
 	shellcheck
 )
 
-"$(dirname "${BASH_SOURCE[0]}")/apt-ensure.sh" install-deps "${packages[@]}"
+"$here/apt-ensure.sh" install-deps "${packages[@]}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of the desktop path (U1-U3 and the acceptance story of
-# shared/design/semantics.md): a Debian 12 guest with systemd, udev, dbus,
+# docs/semantics.md): a Debian 12 guest with systemd, udev, dbus,
 # polkitd and stock udisks2 2.9.4, the project installed by `make install
 # DESTDIR=`, booted under qemu (TCG) on our kernels; USB sticks hot-plugged
 # through the QEMU monitor; `udisksctl mount` run by alice (uid 1000).
@@ -30,13 +30,16 @@
 # hot-plugged beside it.
 #
 # Environment:
-#   EXTOWN_E2E_KERNELS   kernels to boot (default "patched unpatched
-#                        patched-6.12 unpatched-6.12 stock-6.1 stock-6.12";
-#                        patched, unpatched: build-kernel.sh --base 6.1,
-#                        *-6.12: --base 6.12, the guest runs the same story
-#                        and the test names start e2e.6.12.; stock-*:
-#                        Debian's own linux-image packages with their own
-#                        initramfs, from the tree of tools/e2e/mkroot-stock.sh)
+#   EXTOWN_E2E_KERNELS   kernels to boot (default, from tools/kernel/bases:
+#                        "patched unpatched patched-6.12 unpatched-6.12
+#                        stock-6.1 stock-6.12"); patched, unpatched:
+#                        build-kernel.sh on the default (first) base;
+#                        VARIANT-BASE: --base BASE, the guest runs the same
+#                        story and the test names start e2e.BASE.;
+#                        stock-BASE: Debian's own linux-image package with
+#                        its own initramfs, from the tree of
+#                        tools/e2e/mkroot-stock.sh, for each base marked
+#                        "stock" in the table)
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image (to
 #                        show that the tests catch it)
@@ -51,9 +54,36 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/ondisk.sh
 . "$top/tests/lib/ondisk.sh"
+# shellcheck source=tests/lib/bases.sh
+. "$top/tests/lib/bases.sh"
 T_LOG=e2e harness_test=e2e
 
-kernels=${EXTOWN_E2E_KERNELS:-patched unpatched patched-6.12 unpatched-6.12 stock-6.1 stock-6.12}
+# The kernels of the table: patched and unpatched of each base (the
+# default base without a suffix), and the stock kernel where there is one.
+default_kernels() {
+	local b d
+	d=$(base_default)
+	for b in $(bases_all); do
+		if [ "$b" = "$d" ]; then echo patched unpatched; else echo "patched-$b unpatched-$b"; fi
+	done
+	for b in $(bases_all); do
+		[ "$(base_field "$b" stock)" != stock ] || echo "stock-$b"
+	done
+}
+
+# kernel_of LABEL: "VARIANT BASE" of a kernel label (VARIANT patched,
+# unpatched or stock); status 1 for a label that names no such kernel
+kernel_of() {
+	local v=${1%%-*} b=${1#*-}
+	[ "$b" != "$1" ] || b=$(base_default)
+	case $v in patched | unpatched | stock) ;; *) return 1 ;; esac
+	base_field "$b" package >/dev/null || return 1
+	[ "$v" != stock ] || [ "$(base_field "$b" stock)" = stock ] || return 1
+	[ "$v" = stock ] || [ "$1" != "$v-$(base_default)" ] || return 1 # no suffix for the default
+	echo "$v $b"
+}
+
+kernels=${EXTOWN_E2E_KERNELS:-$(default_kernels | tr '\n' ' ')}
 break_what=${EXTOWN_E2E_BREAK:-}
 case $break_what in '' | udev | udisks) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev or udisks" ;; esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
@@ -64,10 +94,11 @@ only) kernels='' ;;
 esac
 build_kernels='' stock_kernels=''
 for k in $kernels; do
+	kernel_of "$k" >/dev/null ||
+		harness_fail "unknown kernel '$k' in EXTOWN_E2E_KERNELS ($(default_kernels | tr '\n' ' '))"
 	case $k in
-	patched | unpatched | patched-6.12 | unpatched-6.12) build_kernels+=" $k" ;;
-	stock-6.1 | stock-6.12) stock_kernels+=" $k" ;;
-	*) harness_fail "unknown kernel '$k' in EXTOWN_E2E_KERNELS (patched, unpatched, patched-6.12, unpatched-6.12, stock-6.1, stock-6.12)" ;;
+	stock-*) stock_kernels+=" $k" ;;
+	*) build_kernels+=" $k" ;;
 	esac
 done
 if [ "$rootusb" != no ] && [[ " $kernels " != *" patched "* ]]; then
@@ -95,10 +126,8 @@ done
 declare -A kernel initrd_of
 for k in $build_kernels; do
 	# label -> build: patched-6.12 is build-kernel.sh --base 6.12 patched
-	case $k in
-	*-6.12) kargs=(--base 6.12 "${k%-6.12}") ;;
-	*) kargs=(--base 6.1 "$k") ;;
-	esac
+	read -r v b <<<"$(kernel_of "$k")"
+	kargs=(--base "$b" "$v")
 	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "${kargs[@]}" | tail -n 1) ||
 		harness_fail "tools/kernel/build-kernel.sh ${kargs[*]} failed"
 	[ -f "${kernel[$k]}" ] || harness_fail "build-kernel.sh $k gave no bzImage"
@@ -367,8 +396,8 @@ run_vm() { # KERNEL-LABEL
 	local k=$1 d=$work/$1 sock pid rc=0 plugged=no g s
 	# *-6.12: the guest runs the story of patched/unpatched; the base goes
 	# into the test names here
-	local kind=${k%-6.12} p=e2e
-	[ "$kind" = "$k" ] || p=e2e.6.12
+	local kind=${k%%-*} p=e2e
+	[ "$kind" = "$k" ] || p=e2e.${k#*-}
 	case $k in stock-*) kind=$k p=e2e ;; esac
 	make_sticks "$d"
 	sock=$d/monitor.sock

@@ -10,7 +10,7 @@
 #
 #   tests/kernel/run-checks.sh
 #
-# EXTOWN_KERNEL_BASES: the bases to check (default "6.1 6.12"). Test names
+# EXTOWN_KERNEL_BASES: the bases to check (default: tools/kernel/bases). Test names
 # are kernel.BASE.*, e.g. kernel.6.12.checkpatch.0001_no_errors.
 # Prints "PASS name" / "FAIL name: why" lines; exit 1 only when the
 # harness itself broke. Uses the source checkout of
@@ -19,7 +19,6 @@ set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cache=${EXTOWN_CACHE:-/var/cache/extown}
-bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
 work=$(mktemp -d "${TMPDIR:-/tmp}/extown-kchecks.XXXXXX")
 worktrees=()
 cleanup() {
@@ -32,7 +31,10 @@ cleanup() {
 trap cleanup EXIT
 # shellcheck source=tests/lib/harness.sh
 . "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/bases.sh
+. "$top/tests/lib/bases.sh"
 T_LOG=kernel harness_test=kernel.checks
+bases=$(bases_selected)
 
 
 # What checkpatch may still say, "PATCH TYPE: message" as printed with

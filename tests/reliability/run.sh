@@ -19,8 +19,8 @@
 #
 #   tests/reliability/run.sh
 #
-# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default
-# "6.1 6.12"); test names are reliability.BASE.*, e.g.
+# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default every
+# base of tools/kernel/bases); test names are reliability.BASE.*, e.g.
 # reliability.6.12.ext4.random_ops.preexisting_owner_kept.
 #
 # Environment (docs/reliability.md):
@@ -42,6 +42,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/ondisk.sh
 . "$top/tests/lib/ondisk.sh"
+# shellcheck source=tests/lib/bases.sh
+. "$top/tests/lib/bases.sh"
 
 ops=${EXTOWN_RELIABILITY_OPS:-10000}
 seed=${EXTOWN_RELIABILITY_SEED:-20261203}
@@ -59,7 +61,7 @@ NEW_UID=3000 NEW_GID=3001
 harness_init reliability
 
 # --- kernels, workload program, images, initramfs -----------------------
-bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
+bases=$(bases_selected)
 declare -A kernel
 for b in $bases; do
 	for v in patched patched-ext4-for-ext2; do

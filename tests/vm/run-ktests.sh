@@ -8,7 +8,7 @@
 #
 #   tests/vm/run-ktests.sh
 #
-# EXTOWN_KERNEL_BASES: the bases (default "6.1 6.12").
+# EXTOWN_KERNEL_BASES: the bases (default: every base of tools/kernel/bases).
 # Prints one "PASS name" / "FAIL name: why" line per test, named
 # BASE/KERNEL/LABEL.Kn.what. EXTOWN_TEST_FILTER (tests/run vm:PATTERN) selects
 # tests by name; a VM run or guest suite that holds none of them is left out
@@ -22,12 +22,14 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/ondisk.sh
 . "$top/tests/lib/ondisk.sh"
+# shellcheck source=tests/lib/bases.sh
+. "$top/tests/lib/bases.sh"
 harness_init run-ktests ktests
 # The paths every K11 comparison looks at: the initial tree and what
 # suite_plain adds to it.
 plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)
 
-bases=${EXTOWN_KERNEL_BASES:-6.1 6.12}
+bases=$(bases_selected)
 
 # --- kernels, tool, images, initramfs ---------------------------------
 # kernel_for BASE/VARIANT: the bzImage, built (or taken from the cache) the

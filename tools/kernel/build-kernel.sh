@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Build an extown test kernel (bzImage) from Debian's linux-source-6.1 or
-# linux-source-6.12.
+# Build an extown test kernel (bzImage) from a Debian kernel source
+# package (linux-source-6.1, linux-source-6.12, ...).
 #
-#   tools/kernel/build-kernel.sh [--base 6.1|6.12] [--w1] VARIANT
+#   tools/kernel/build-kernel.sh [--base BASE] [--w1] VARIANT
 #
 # --base: which Debian kernel source and which series of kernel-patches/
-# (kernel-patches/BASE/series); default 6.1 (EXTOWN_KERNEL_BASE overrides
-# the default):
-#   6.1    /usr/src/linux-source-6.1.tar.xz  (Linux 6.1.192)
-#   6.12   /usr/src/linux-source-6.12.tar.xz (Linux 6.12.118)
+# (kernel-patches/BASE/series): a BASE of the table tools/kernel/bases,
+# which names its source package (/usr/src/PACKAGE.tar.xz) and version;
+# default its first line (EXTOWN_KERNEL_BASE overrides the default).
+# EXTOWN_KERNEL_TARBALL: another tarball of that source for the base built.
 #
 # VARIANT:
 #   unpatched             the base as Debian ships it, EXT2_FS=y
@@ -17,7 +17,7 @@
 #                         EXT4_USE_FOR_EXT2=y (Debian's configuration)
 #
 # Everything lives in ${EXTOWN_CACHE:-/var/cache/extown}, outside the clone,
-# one directory per base (BASE = 6.1, 6.12):
+# one directory per base:
 #   BASE/src/              our own git checkout of the tarball (tag "base",
 #                          branch "extown-patched" = base + the series)
 #   BASE/build/CONFIG/     the out-of-tree (O=) build directory, one per
@@ -52,14 +52,16 @@ jobs=$(nproc)
 
 # shellcheck source=tests/lib/harness.sh
 . "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/bases.sh
+. "$top/tests/lib/bases.sh"
 T_LOG='build-kernel'
 usage() {
-	echo "usage: $0 [--base 6.1|6.12] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
+	echo "usage: $0 [--base $(bases_all | paste -sd '|')] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
 	exit 2
 }
 
 w1=no
-base=${EXTOWN_KERNEL_BASE:-6.1}
+base=${EXTOWN_KERNEL_BASE:-$(base_default)}
 while [ $# -gt 1 ]; do
 	case $1 in
 	--w1) w1=yes ;;
@@ -74,20 +76,12 @@ while [ $# -gt 1 ]; do
 done
 [ $# -eq 1 ] || usage
 variant=$1
-case $base in
-6.1)
-	tarball=${EXTOWN_KERNEL_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-	kversion="Linux 6.1.192 (Debian linux-source-6.1)"
-	;;
-6.12)
-	tarball=${EXTOWN_KERNEL_TARBALL_612:-/usr/src/linux-source-6.12.tar.xz}
-	kversion="Linux 6.12.118 (Debian linux-source-6.12)"
-	;;
-*)
-	echo "build-kernel: unknown base '$base' (6.1 or 6.12)" >&2
+if ! package=$(base_field "$base" package); then
+	log "unknown base '$base' (tools/kernel/bases: $(bases_all | tr '\n' ' '))"
 	usage
-	;;
-esac
+fi
+tarball=${EXTOWN_KERNEL_TARBALL:-/usr/src/$package.tar.xz}
+kversion="Linux $(base_field "$base" version) (Debian $package)"
 case $variant in
 unpatched | patched)
 	fragments=("$here/extown.config")
@@ -109,7 +103,7 @@ src=$cache/$base/src
 # The Debian packages it needs (a no-op when they are installed).
 "$top/tools/install-deps.sh" >&2
 
-[ -f "$tarball" ] || die "$tarball is missing (apt-get install linux-source-$base)"
+[ -f "$tarball" ] || die "$tarball is missing (apt-get install $package)"
 
 build=$cache/$base/build/$config_name
 out=$cache/$base/out/$variant
