@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end tests of the desktop path (U1-U3 and the acceptance story of
-# shared/design/semantics.md): a Debian 12 guest with systemd, udev, dbus,
+# docs/semantics.md): a Debian 12 guest with systemd, udev, dbus,
 # polkitd and stock udisks2 2.9.4, the project installed by `make install
 # DESTDIR=`, booted under qemu (TCG) on our kernels; USB sticks hot-plugged
 # through the QEMU monitor; `udisksctl mount` run by alice (uid 1000).

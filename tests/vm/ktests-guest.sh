@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck shell=dash
 # In-guest kernel tests for the uid=/gid= mount options (K1-K13 of
-# shared/design/semantics.md), run by busybox ash inside the test VM.
+# docs/semantics.md), run by busybox ash inside the test VM.
 #
 #   ktests-guest.sh OUTDIR MODE LABEL:DEVICE:FSTYPE:SUITE[+SUITE...]...
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel tests (K1-K13 of shared/design/semantics.md, and uid= under an
+# The kernel tests (K1-K13 of docs/semantics.md, and uid= under an
 # idmapped bind mount) on real kernels, for each base (6.1, 6.12): builds
 # the patched, the patched-with-ext4-for-ext2 and the unpatched kernel,
 # boots each in qemu with copies of the test images, runs
