@@ -34,7 +34,7 @@
 # Results directory (its path is the last line printed on stdout):
 #   serial.log        the guest's serial console
 #   accel             the accelerator qemu ran with (tcg; EXTOWN_ACCEL=kvm
-#                     tries KVM, see shared/design/vm-notes.md)
+#                     tries KVM, see docs/vm.md)
 #   qemu.cmdline      the command line used
 #   boot-seconds      wall time from qemu start to power-off
 #   guest/            what the guest wrote to /results:
