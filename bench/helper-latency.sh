@@ -56,7 +56,7 @@ cleanup() {
 trap cleanup EXIT
 
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/benchtool" "$top/bench/benchtool.c"
-helper=$("$top/bench/build-helper.sh" "$work/helper" | tail -n 1)
+helper=$("$top/tools/build-helper.sh" "$work/helper" | tail -n 1)
 mkdir -p "$work/sbin" "$work/mnt"
 cp -a /usr/sbin/. "$work/sbin/"
 install -m 0755 "$helper" "$work/sbin/mount.ext4"

@@ -93,8 +93,8 @@ gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/benchtool" "$top/benc
 
 helper=()
 if [ "$mounts" -gt 0 ] || [[ "+$configs+" == *+fallback+* ]]; then
-	log "building mount.ext4 (bench/build-helper.sh)"
-	"$top/bench/build-helper.sh" "$work/helper" >/dev/null || die "cannot build mount.ext4 (EXTOWN_KEEP=1 keeps $work/helper/build.log)"
+	log "building mount.ext4 (tools/build-helper.sh)"
+	"$top/tools/build-helper.sh" "$work/helper" >/dev/null || die "cannot build mount.ext4 (EXTOWN_KEEP=1 keeps $work/helper/build.log)"
 	helper=(--file "$work/helper/mount.ext4")
 fi
 

@@ -138,20 +138,15 @@ log "root tree $tree ($((SECONDS - t0)) s so far)"
 
 # --- the project, installed into a copy of the tree ----------------------
 build=$top/build/e2e
-mkdir -p "$build"
-{
-	(cd "$top" && autoreconf -fi) &&
-		(cd "$build" && "$top/configure" --prefix=/usr --sysconfdir=/etc --enable-werror) &&
-		make -C "$build" -j"$(nproc)"
-} >"$work/build.log" 2>&1 || harness_fail "building the project failed (see $work/build.log)"
+"$top/tools/build-helper.sh" "$build" >/dev/null || harness_fail "building the project failed (see $build/build.log)"
 
 # install_project TREE ROOT: a copy of TREE at ROOT with the project
 # (make install DESTDIR=) and the guest side of the tests in it
 install_project() {
 	local tree=$1 root=$2 rules
 	cp -a "$tree" "$root"
-	make -C "$build" install DESTDIR="$root" >>"$work/build.log" 2>&1 ||
-		harness_fail "make install DESTDIR= failed (see $work/build.log)"
+	"$top/tools/build-helper.sh" --install "$root" "$build" >/dev/null ||
+		harness_fail "make install DESTDIR= failed (see $build/build.log)"
 	install -D -m 0755 "$top/tests/e2e/guest.sh" "$root/usr/local/lib/extown-e2e/guest.sh"
 	# a kernel that cannot idmap, or has no fsopen(), for fallback_edges
 	cc -Wall -Wextra -Werror -shared -fPIC -o "$root/usr/local/lib/extown-e2e/noidmap.so" \

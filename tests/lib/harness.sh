@@ -23,10 +23,9 @@
 #   in_root ROOT CMD...         CMD chrooted into ROOT with a clean
 #                               environment (PATH, DEBIAN_FRONTEND, LC_ALL)
 #   harness_build_helper SRC BUILD
-#                               builds mount.ext4 from the checkout SRC as it
-#                               is installed (configure --prefix=/usr
-#                               --sysconfdir=/etc --enable-werror) in BUILD,
-#                               output in $work/build.log
+#                               builds mount.ext4 from the checkout SRC in
+#                               BUILD with tools/build-helper.sh (as it is
+#                               installed), output in BUILD/build.log
 #   guest_results VMDIR SCRIPT PREFIX RUNVM_STATUS [RELAY_PREFIX]
 #                               relays the selected test lines of the guest
 #                               script SCRIPT of a tools/vm/run-vm.sh run
@@ -89,13 +88,8 @@ in_root() {
 }
 
 harness_build_helper() {
-	mkdir -p "$2"
-	{
-		(cd "$1" && autoreconf -fi) &&
-			(cd "$2" && "$1/configure" --prefix=/usr --sysconfdir=/etc --enable-werror) &&
-			make -C "$2" -j"$(nproc)" mount.ext4
-	} >"$work/build.log" 2>&1 ||
-		harness_fail "cannot build mount.ext4 from $1 (see $work/build.log; EXTOWN_KEEP=1 keeps it)"
+	"$(dirname "${BASH_SOURCE[0]}")/../../tools/build-helper.sh" --src "$1" "$2" >/dev/null ||
+		harness_fail "cannot build mount.ext4 from $1 (see $2/build.log; EXTOWN_KEEP=1 keeps it)"
 }
 
 guest_results() {
