@@ -369,8 +369,9 @@ static int t_last_id(char *why)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	RUN("helper.H1.parse_mount8_helper_argv", t_parse_mount8_argv);
 	RUN("helper.H1.parse_grouped_and_attached_flags", t_parse_grouped_and_attached);
 	RUN("helper.H1.parse_type_with_subtype", t_parse_subtype);
@@ -394,5 +395,5 @@ int main(void)
 	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
 	RUN("helper.H3.unbalanced_quotes_detected", t_quotes_balanced);
 	RUN("helper.H6.last_uid_gid_read", t_last_id);
-	return 0;
+	return tap_status(&tap);
 }
