@@ -23,7 +23,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libmount.h>
@@ -31,19 +30,20 @@
 #include "bootfs.h"
 #include "device.h"
 #include "fstab.h"
+#include "kernel-support.h"
 #include "loopdev.h"
 #include "mounter.h"
+#include "optstr.h"
 #include "owner.h"
 #include "policy.h"
 #include "process.h"
 #include "request.h"
+#include "restricted.h"
 
 #ifndef EXTOWN_CONF
 #define EXTOWN_CONF "/etc/extown.conf"
 #endif
 #define FSTAB_PATH	"/etc/fstab"
-#define SYSFS_ROOT	"/sys"
-#define MODULES_ROOT	"/lib/modules"
 #define USER_NAME_MAX	255
 
 /* Who runs us, read once from the kernel and the passwd database. */
@@ -220,12 +220,9 @@ static int request_from_root(const struct request *rq, struct mount_request *mr)
 	mr->source = rq->source;
 	mr->target = rq->target;
 	mr->fstype = rq->fstype;
-	mr->opts = strdup(rq->options ? rq->options : "");
-	if (mr->opts && rq->rdonly && mnt_optstr_append_option(&mr->opts, "ro", NULL))
+	if (opts_from_command_line(rq->options, rq->rdonly, rq->rdwrite, &mr->opts))
 		return MNT_EX_SYSERR;
-	if (mr->opts && rq->rdwrite && mnt_optstr_append_option(&mr->opts, "rw", NULL))
-		return MNT_EX_SYSERR;
-	return mr->opts ? MNT_EX_SUCCESS : MNT_EX_SYSERR;
+	return MNT_EX_SUCCESS;
 }
 
 /* a user: refused outright, before /etc/fstab is even read; 0 or -1 */
@@ -283,17 +280,6 @@ static int request_from_user(const char *prog, const struct request *rq,
 	return MNT_EX_SUCCESS;
 }
 
-static bool kernel_support(const char *fstype)
-{
-	struct utsname u;
-	char modules[PATH_MAX] = "";
-	struct kernel_paths kp = { SYSFS_ROOT, modules };
-
-	if (uname(&u) == 0)
-		snprintf(modules, sizeof(modules), "%s/%s", MODULES_ROOT, u.release);
-	return kernel_supports_override(&kp, fstype);
-}
-
 /* H2, H3, H5-H7, H9: who owns the files; *opts rewritten accordingly */
 static int decide_owner(const char *prog, const struct caller *c,
 			const struct policy *policy, struct mount_request *mr,
@@ -325,7 +311,8 @@ static int decide_owner(const char *prog, const struct caller *c,
 		/* only a tagged device can get an owner, and given uid=/gid=
 		 * may need the fallback: the module lists are read for nothing
 		 * else */
-		.kernel_support = (dev.removable || ids) && kernel_support(mr->fstype),
+		.kernel_support = (dev.removable || ids) &&
+				  kernel_supports_override_running(mr->fstype),
 		.policy = policy,
 	};
 	owner_decide(&in, d);

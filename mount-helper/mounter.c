@@ -18,7 +18,7 @@
 #include <libmount.h>
 
 #include "idmap.h"
-#include "idmount.h"
+#include "mountapi.h"
 #include "mounter.h"
 #include "msg.h"
 
@@ -156,7 +156,7 @@ static int apply_idmap(int mfd, const struct idmapped *r, const struct idmap_pla
 	nsfd = idmap_userns_fd(umap, gmap, why, whysz);
 	if (nsfd < 0)
 		return -1;
-	rc = idmount_set_idmap(mfd, nsfd);
+	rc = mountapi_set_idmap(mfd, nsfd);
 	if (rc)
 		fail(why, whysz, "the kernel cannot idmap this mount: %s", strerror(errno));
 	close(nsfd);
@@ -299,7 +299,7 @@ static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *
 	if (stat(src, &st) == 0 && S_ISBLK(st.st_mode) && mounted_there(tfd, st.st_rdev))
 		return report_syscall(cxt, EBUSY, p, progname);
 	mnt_context_get_mflags(cxt, &mflags);
-	mfd = idmount_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
+	mfd = mountapi_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
 			     mflags, &r->ro, why, sizeof(why));
 	if (mfd < 0 && errno == ENOSYS) {
 		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
@@ -324,7 +324,7 @@ static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *
 			progname, src, p->fstype, why);
 		return MOUNTER_PLAIN;
 	}
-	if (idmount_attach(mfd, tfd)) {
+	if (mountapi_attach(mfd, tfd)) {
 		int err = errno;
 
 		close(mfd);

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * owner.c - decide who owns the files of a mount, and rewrite the options.
+ * owner.c - decide who owns the files of a mount, and rewrite the options
+ * accordingly (through optstr.h).
  *
- * Pure except kernel_supports_override(), which only looks whether sysfs
- * files exist.
+ * Pure: no I/O, no privileges, no global state.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <libmount.h>
-
+#include "optstr.h"
 #include "owner.h"
-#include "request.h"
 
 static bool in_groups(const struct owner_input *in, gid_t gid)
 {
@@ -32,13 +29,13 @@ static bool in_groups(const struct owner_input *in, gid_t gid)
 static const char *decide(const struct owner_input *in, struct owner_decision *d)
 {
 	const struct policy *p = in->policy;
-	char *val;
+	const char *val;
 	size_t valsz;
 
 	if (in->passthrough)
 		return "not a new mount (remount, bind, move or propagation change)";
 	if (in->options &&
-	    mnt_optstr_get_option(in->options, "uhelper", &val, &valsz) == 0 &&
+	    opts_get(in->options, "uhelper", &val, &valsz) == 0 &&
 	    valsz == strlen("udisks2") && strncmp(val, "udisks2", valsz) == 0)
 		return "udisks chose the options (uhelper=udisks2)";
 	if (p->broken)
@@ -152,43 +149,10 @@ static int add_opt(char **opts, char *added, size_t addedsz, const char *name,
 {
 	size_t len = strlen(added);
 
-	if (mnt_optstr_append_option(opts, name, value))
+	if (opts_append(opts, name, value))
 		return -1;
 	snprintf(added + len, addedsz - len, "%s%s%s%s", len ? "," : "", name,
 		 value ? "=" : "", value ? value : "");
-	return 0;
-}
-
-/* remove every NAME; -1 on error, else how many were removed */
-static int remove_all(char **opts, const char *name)
-{
-	int rc, n = 0;
-
-	while ((rc = mnt_optstr_remove_option(opts, name)) == 0)
-		n++;
-	return rc < 0 ? -1 : n;
-}
-
-int opts_force_nosuid_nodev(char **opts, struct notes *notes)
-{
-	int n;
-
-	n = remove_all(opts, "suid");
-	if (n < 0)
-		return -1;
-	if (n)
-		notes_add(notes, "removed 'suid': files presented as the user's "
-			  "must not run setuid");
-	n = remove_all(opts, "dev");
-	if (n < 0)
-		return -1;
-	if (n)
-		notes_add(notes, "removed 'dev': device nodes presented as the "
-			  "user's would give raw device access");
-	if (!opts_has(*opts, "nosuid") && mnt_optstr_append_option(opts, "nosuid", NULL))
-		return -1;
-	if (!opts_has(*opts, "nodev") && mnt_optstr_append_option(opts, "nodev", NULL))
-		return -1;
 	return 0;
 }
 
@@ -197,7 +161,7 @@ static int apply_without_ids(char **opts, const struct owner_decision *d,
 			     struct notes *notes)
 {
 	if (d->strip_ids) {
-		if (remove_all(opts, "uid") < 0 || remove_all(opts, "gid") < 0)
+		if (opts_remove_all(opts, "uid") < 0 || opts_remove_all(opts, "gid") < 0)
 			return -1;
 		notes_add(notes, "removed uid= and gid=: the kernel has none");
 	}
@@ -251,48 +215,4 @@ int opts_apply_owner(char **opts, const struct owner_decision *d,
 	else
 		notes_add(notes, "nothing added, all present: %s", d->why);
 	return 0;
-}
-
-static bool exists(const char *dir, const char *rel)
-{
-	char path[4096];
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
-		return false;
-	return access(path, F_OK) == 0;
-}
-
-/* Does module list DIR/NAME exist and name no fs/ext2/ext2.ko? */
-static bool module_list_without_ext2(const char *dir, const char *name)
-{
-	char path[4096], line[4096];
-	bool found = false;
-	FILE *f;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-		return false;
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "fs/ext2/ext2.ko") != NULL;
-	fclose(f);
-	return !found;
-}
-
-bool kernel_supports_override(const struct kernel_paths *kp, const char *fstype)
-{
-	if (strcmp(fstype, "ext2") == 0) {
-		if (exists(kp->sysfs, "fs/ext2/features/uid_gid_override"))
-			return true;
-		/* a separate ext2 driver (patched or not) serves ext2 */
-		if (exists(kp->sysfs, "fs/ext2") || exists(kp->sysfs, "module/ext2"))
-			return false;
-		if (!module_list_without_ext2(kp->modules, "modules.builtin") ||
-		    !module_list_without_ext2(kp->modules, "modules.dep"))
-			return false;
-	} else if (strcmp(fstype, "ext3") != 0 && strcmp(fstype, "ext4") != 0) {
-		return false;
-	}
-	return exists(kp->sysfs, "fs/ext4/features/uid_gid_override");
 }

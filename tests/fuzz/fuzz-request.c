@@ -23,7 +23,9 @@
 #include "oracle.h"
 #include "owner.h"
 #include "policy.h"
+#include "optstr.h"
 #include "request.h"
+#include "restricted.h"
 
 #define MAX_ARGS 16
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of owner.c: the owner decision and option rewriting (H2-H7). */
+/*
+ * Unit tests of owner.c (the owner decision and option rewriting, H2-H7)
+ * and kernel-support.c (K10).
+ */
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -8,7 +11,8 @@
 #include <unistd.h>
 
 #include "owner.h"
-#include "request.h"
+#include "kernel-support.h"
+#include "optstr.h"
 #include "tap.h"
 
 #define UUID_A "0b7d8f0e-0c55-4a59-9c57-3c1d2e4f5a6b"

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of request.c: argv parsing (H1), H4 id checks, user options (H3). */
+/*
+ * Unit tests of request.c (argv parsing, H1), restricted.c (H4 id checks,
+ * a user's options, H3, H8) and optstr.c.
+ */
 #include <stdlib.h>
 
+#include "optstr.h"
 #include "request.h"
+#include "restricted.h"
 #include "tap.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
