@@ -317,9 +317,8 @@ static int decide_owner(const char *prog, const struct caller *c,
 	};
 	owner_decide(&in, d);
 	if (d->kernel_missing)		/* H6: once, whether -v or not */
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support "
-			"for %s, %s; mounting without the ownership override\n",
-			prog, mr->source, mr->fstype, d->why);
+		msg_no_kernel_support(prog, mr->source, mr->fstype, ", %s; mounting "
+				      "without the ownership override", d->why);
 	/* what the helper adds or a user mount relies on must reach the kernel */
 	if ((d->action != OWNER_LEAVE || !c->privileged) && !opts_quotes_balanced(mr->opts)) {
 		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
@@ -329,12 +328,12 @@ static int decide_owner(const char *prog, const struct caller *c,
 	}
 	if (opts_apply_owner(&mr->opts, d, notes))
 		return MNT_EX_SYSERR;
-	/* an owner root granted in fstab: no setuid files, no device nodes */
-	if (!c->privileged && (ids || d->action == OWNER_IDMAP) &&
-	    opts_force_nosuid_nodev(&mr->opts, notes))
-		return MNT_EX_SYSERR;
-	if (d->action == OWNER_LEAVE)
+	if (d->action == OWNER_LEAVE) {
+		/* a user's owner root granted in fstab (owner_decide() says) */
+		if (d->nosuid_nodev && opts_force_nosuid_nodev(&mr->opts, notes))
+			return MNT_EX_SYSERR;
 		notes_add(notes, "options unchanged: %s", d->why);
+	}
 	return MNT_EX_SUCCESS;
 }
 
@@ -357,12 +356,6 @@ static int do_mount(const char *prog, const struct mount_plan *plan,
 
 	if (d->action != OWNER_IDMAP)
 		return mounter_mount(plan, prog);
-	if (plan->fake || plan->ns) {
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, and no idmapped mount is made with -%c; mounting without "
-			"an owner\n", prog, plan->source, plan->fstype, plan->fake ? 'f' : 'N');
-		return mounter_mount(plan, prog);
-	}
 	ex = mounter_mount_idmapped(plan, &(struct idmap_plan) {
 		.map_uid = d->map_uid,
 		.map_gid = d->map_gid,

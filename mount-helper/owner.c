@@ -115,11 +115,11 @@ static void given_ids(const struct owner_input *in, struct owner_decision *d)
 		 "idmapped mount");
 }
 
-void owner_decide(const struct owner_input *in, struct owner_decision *d)
+/* the action: leave, add, or idmap (d->why filled) */
+static void decide_action(const struct owner_input *in, struct owner_decision *d)
 {
 	const char *stay;
 
-	memset(d, 0, sizeof(*d));
 	if (!in->passthrough && !in->kernel_support &&
 	    (opts_has(in->options, "uid") || opts_has(in->options, "gid"))) {
 		given_ids(in, d);
@@ -143,6 +143,29 @@ void owner_decide(const struct owner_input *in, struct owner_decision *d)
 	}
 }
 
+/*
+ * The one decision on nosuid,nodev: a presented owner with device nodes or
+ * setuid files would give the user access beyond the stick. So whenever the
+ * helper chose the owner, and on a user's mount whose files show an owner
+ * root granted in fstab (uid=/gid=), or an idmapped one.
+ */
+static bool needs_nosuid_nodev(const struct owner_input *in,
+			       const struct owner_decision *d)
+{
+	if (d->action == OWNER_ADD || (d->action == OWNER_IDMAP && d->helper_owner))
+		return true;
+	return !in->privileged && (d->action == OWNER_IDMAP ||
+				   opts_has(in->options, "uid") ||
+				   opts_has(in->options, "gid"));
+}
+
+void owner_decide(const struct owner_input *in, struct owner_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	decide_action(in, d);
+	d->nosuid_nodev = needs_nosuid_nodev(in, d);
+}
+
 /* append NAME[=VALUE] to *opts and to the list of what was added */
 static int add_opt(char **opts, char *added, size_t addedsz, const char *name,
 		   const char *value)
@@ -156,63 +179,79 @@ static int add_opt(char **opts, char *added, size_t addedsz, const char *name,
 	return 0;
 }
 
-/* OWNER_IDMAP and strip_ids: uid=/gid= out, nosuid,nodev in where the helper chose */
-static int apply_without_ids(char **opts, const struct owner_decision *d,
-			     struct notes *notes)
+/* say which ids an idmapped mount is for */
+static void note_idmapped(const struct owner_decision *d, struct notes *notes)
 {
-	if (d->strip_ids) {
-		if (opts_remove_all(opts, "uid") < 0 || opts_remove_all(opts, "gid") < 0)
-			return -1;
-		notes_add(notes, "removed uid= and gid=: the kernel has none");
-	}
-	if (d->action == OWNER_IDMAP && d->helper_owner &&
-	    opts_force_nosuid_nodev(opts, notes))
-		return -1;
-	if (d->action == OWNER_IDMAP) {
-		char ids[64] = "";
+	char ids[64] = "";
 
-		if (d->map_uid)
-			snprintf(ids, sizeof(ids), "uid %lu", (unsigned long)d->uid);
-		if (d->map_gid)
-			snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%sgid %lu",
-				 d->map_uid ? ", " : "", (unsigned long)d->gid);
-		notes_add(notes, "idmapped mount for %s%s: %s",
-			  d->helper_owner ? "" : "the given ", ids, d->why);
-	}
+	if (d->map_uid)
+		snprintf(ids, sizeof(ids), "uid %lu", (unsigned long)d->uid);
+	if (d->map_gid)
+		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%sgid %lu",
+			 d->map_uid ? ", " : "", (unsigned long)d->gid);
+	notes_add(notes, "idmapped mount for %s%s: %s",
+		  d->helper_owner ? "" : "the given ", ids, d->why);
+}
+
+/* OWNER_ADD: uid=, gid= unless present, listed in ADDED */
+static int add_ids(char **opts, const struct owner_decision *d, char *added,
+		   size_t addedsz)
+{
+	char num[2][24];
+
+	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
+	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);
+	if (!opts_has(*opts, "uid") && add_opt(opts, added, addedsz, "uid", num[0]))
+		return -1;
+	if (!opts_has(*opts, "gid") && add_opt(opts, added, addedsz, "gid", num[1]))
+		return -1;
+	return 0;
+}
+
+/* nosuid,nodev forced; those not there before listed in ADDED */
+static int add_nosuid_nodev(char **opts, char *added, size_t addedsz,
+			    struct notes *notes)
+{
+	bool had_nosuid = opts_has(*opts, "nosuid");
+	bool had_nodev = opts_has(*opts, "nodev");
+
+	if (opts_force_nosuid_nodev(opts, notes))
+		return -1;
+	if (!had_nosuid)
+		snprintf(added + strlen(added), addedsz - strlen(added), "%snosuid",
+			 *added ? "," : "");
+	if (!had_nodev)
+		snprintf(added + strlen(added), addedsz - strlen(added), "%snodev",
+			 *added ? "," : "");
 	return 0;
 }
 
 int opts_apply_owner(char **opts, const struct owner_decision *d,
 		     struct notes *notes)
 {
-	char num[2][24], added[128] = "";
-	bool had_nosuid, had_nodev;
+	char added[128] = "";
 
-	if (d->action != OWNER_ADD)
-		return apply_without_ids(opts, d, notes);
-
-	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
-	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);
-	if (!opts_has(*opts, "uid") &&
-	    add_opt(opts, added, sizeof(added), "uid", num[0]))
+	if (d->strip_ids) {
+		if (opts_remove_all(opts, "uid") < 0 || opts_remove_all(opts, "gid") < 0)
+			return -1;
+		notes_add(notes, "removed uid= and gid=: the kernel has none");
+	}
+	if (d->action == OWNER_LEAVE)
+		return 0;
+	if (d->action == OWNER_ADD && add_ids(opts, d, added, sizeof(added)))
 		return -1;
-	if (!opts_has(*opts, "gid") &&
-	    add_opt(opts, added, sizeof(added), "gid", num[1]))
+	/* given ids: said before what a user's mount adds to them */
+	if (d->action == OWNER_IDMAP && !d->helper_owner)
+		note_idmapped(d, notes);
+	if (d->nosuid_nodev && add_nosuid_nodev(opts, added, sizeof(added), notes))
 		return -1;
-	had_nosuid = opts_has(*opts, "nosuid");
-	had_nodev = opts_has(*opts, "nodev");
-	if (opts_force_nosuid_nodev(opts, notes))
-		return -1;
-	if (!had_nosuid)
-		snprintf(added + strlen(added), sizeof(added) - strlen(added), "%snosuid",
-			 *added ? "," : "");
-	if (!had_nodev)
-		snprintf(added + strlen(added), sizeof(added) - strlen(added), "%snodev",
-			 *added ? "," : "");
-
-	if (*added)
+	if (d->action == OWNER_IDMAP) {
+		if (d->helper_owner)
+			note_idmapped(d, notes);
+	} else if (*added) {
 		notes_add(notes, "added %s: %s", added, d->why);
-	else
+	} else {
 		notes_add(notes, "nothing added, all present: %s", d->why);
+	}
 	return 0;
 }

@@ -40,7 +40,8 @@ struct owner_decision {
 	enum owner_action action;
 	bool kernel_missing;	/* no uid=/gid= and no idmapped mount either (H6) */
 	bool strip_ids;		/* remove uid= and gid=: the kernel would refuse them */
-	bool helper_owner;	/* the helper chose the owner: nosuid,nodev with it */
+	bool helper_owner;	/* the helper chose the owner */
+	bool nosuid_nodev;	/* force nosuid,nodev (the one place it is decided) */
 	bool map_uid, map_gid;	/* OWNER_IDMAP: which of uid, gid to map */
 	uid_t uid;
 	gid_t gid;
@@ -56,12 +57,18 @@ void owner_decide(const struct owner_input *in, struct owner_decision *d);
  * mount (OWNER_IDMAP); an owner the helper would add likewise. With the
  * fallback off the helper's owner is left out (kernel_missing).
  *
- * Carry out the decision on *opts. OWNER_ADD: add uid=, gid=, nosuid, nodev
- * unless present, and drop suid and dev (a presented owner with device
- * nodes or setuid files would give the user access beyond the stick).
- * strip_ids: remove every uid= and gid=. OWNER_IDMAP with helper_owner:
- * nosuid, nodev as for OWNER_ADD. Notes say what was changed. 0, or -1 (out
- * of memory). OWNER_LEAVE without strip_ids: nothing changes.
+ * nosuid_nodev is set for every OWNER_ADD, for OWNER_IDMAP with
+ * helper_owner, and for an unprivileged caller's mount with uid=/gid= in the
+ * options or OWNER_IDMAP: a presented owner with device nodes or setuid
+ * files would give the user access beyond the stick.
+ *
+ * Carry out the decision on *opts, the only rewriting of the options after
+ * a request is checked. strip_ids: remove every uid= and gid=. OWNER_ADD:
+ * add uid=, gid= unless present. Then, but for OWNER_LEAVE, nosuid_nodev:
+ * nosuid and nodev added unless present, suid and dev dropped
+ * (opts_force_nosuid_nodev()). Notes say what was changed. 0, or -1 (out of
+ * memory). OWNER_LEAVE without strip_ids: nothing changes; the caller
+ * applies nosuid_nodev to an OWNER_LEAVE itself.
  */
 int opts_apply_owner(char **opts, const struct owner_decision *d,
 		     struct notes *notes);
