@@ -95,7 +95,7 @@ run_prog() {
 		echo "FAIL helper.$name.run: exited with status 1 and no FAIL line (crash in $log)" ;;
 	*) echo "FAIL helper.$name.run: exited with status $rc (sanitizer report or crash in $log)" ;;
 	esac
-	if [ "$rc" -ne 77 ] && [ "${#patterns[@]}" -eq 0 ] &&
+	if [ "$rc" -eq 0 ] && [ "${#patterns[@]}" -eq 0 ] &&
 		! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
 		echo "FAIL helper.$name.run: printed no test result"
 	fi
