@@ -8,7 +8,7 @@
 #include <libmount.h>
 
 #include "bootfs.h"
-#include "request.h"
+#include "optstr.h"
 
 /* Does fstab entry FS name block device RDEV and get mounted at boot? */
 static bool entry_at_boot(struct libmnt_fs *fs, dev_t rdev, struct libmnt_cache *cache)

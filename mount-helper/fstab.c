@@ -20,7 +20,7 @@
 
 #include "fstab.h"
 #include "msg.h"
-#include "request.h"
+#include "optstr.h"
 
 void fstab_grant_free(struct fstab_grant *g)
 {
@@ -92,13 +92,13 @@ static int check_grant(const char *opts, const char *device, uid_t caller,
 {
 	struct perm_walk w = { 0 };
 	struct stat st;
-	char *val;
+	const char *val;
 	size_t valsz;
 
 	if (opts_walk(opts, perm_cb, &w) < 0)
 		return fail(why, whysz, "out of memory");
 	if ((w.flags & PERM_USER) &&
-	    mnt_optstr_get_option(opts, "user", &val, &valsz) == 0 && valsz)
+	    opts_get(opts, "user", &val, &valsz) == 0 && valsz)
 		w.flags &= ~PERM_USER;
 	if (w.flags & (PERM_USER | PERM_USERS))
 		return 0;
@@ -117,11 +117,12 @@ static int check_grant(const char *opts, const char *device, uid_t caller,
 /* offset= or sizelimit= of an fstab entry, 0 when absent; -1 when malformed */
 static int opt_u64(const char *opts, const char *name, uint64_t *v)
 {
-	char *val, *end, buf[32];
+	const char *val;
+	char *end, buf[32];
 	size_t valsz;
 
 	*v = 0;
-	if (mnt_optstr_get_option(opts, name, &val, &valsz) != 0)
+	if (opts_get(opts, name, &val, &valsz) != 0)
 		return 0;
 	if (!valsz || valsz >= sizeof(buf) || !isdigit((unsigned char)*val))
 		return -1;

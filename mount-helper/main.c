@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
-#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <libmount.h>
@@ -31,19 +29,20 @@
 #include "bootfs.h"
 #include "device.h"
 #include "fstab.h"
+#include "kernel-support.h"
 #include "loopdev.h"
 #include "mounter.h"
+#include "optstr.h"
 #include "owner.h"
 #include "policy.h"
 #include "process.h"
 #include "request.h"
+#include "restricted.h"
 
 #ifndef EXTOWN_CONF
 #define EXTOWN_CONF "/etc/extown.conf"
 #endif
 #define FSTAB_PATH	"/etc/fstab"
-#define SYSFS_ROOT	"/sys"
-#define MODULES_ROOT	"/lib/modules"
 #define USER_NAME_MAX	255
 
 /* Who runs us, read once from the kernel and the passwd database. */
@@ -57,9 +56,12 @@ struct caller {
 	size_t ngroups;
 };
 
-/* What is mounted, and with what, once the caller's request is checked. */
+/*
+ * What is mounted, and with what, once the caller's request is checked:
+ * the plan mounter.c carries out (its options are opts, set last).
+ */
 struct mount_request {
-	const char *source, *target, *fstype;
+	struct mount_plan plan;
 	char *opts;
 	struct fstab_grant grant;	/* users: the fstab entry */
 	int loop_fd;			/* users: the loop device held open, or -1 */
@@ -217,15 +219,12 @@ static void print_notes(const char *prog, const char *what, const struct notes *
 /* root, udisks, systemd: the command line is the request */
 static int request_from_root(const struct request *rq, struct mount_request *mr)
 {
-	mr->source = rq->source;
-	mr->target = rq->target;
-	mr->fstype = rq->fstype;
-	mr->opts = strdup(rq->options ? rq->options : "");
-	if (mr->opts && rq->rdonly && mnt_optstr_append_option(&mr->opts, "ro", NULL))
+	mr->plan.source = rq->source;
+	mr->plan.target = rq->target;
+	mr->plan.fstype = rq->fstype;
+	if (opts_from_command_line(rq->options, rq->rdonly, rq->rdwrite, &mr->opts))
 		return MNT_EX_SYSERR;
-	if (mr->opts && rq->rdwrite && mnt_optstr_append_option(&mr->opts, "rw", NULL))
-		return MNT_EX_SYSERR;
-	return mr->opts ? MNT_EX_SUCCESS : MNT_EX_SYSERR;
+	return MNT_EX_SUCCESS;
 }
 
 /* a user: refused outright, before /etc/fstab is even read; 0 or -1 */
@@ -271,9 +270,9 @@ static int request_from_user(const char *prog, const struct request *rq,
 		fprintf(stderr, "%s: %s: %s\n", prog, rq->target, why);
 		return MNT_EX_USAGE;
 	}
-	mr->source = mr->grant.source;
-	mr->target = mr->grant.target;
-	mr->fstype = mr->grant.fstype ? mr->grant.fstype : rq->fstype;
+	mr->plan.source = mr->grant.source;
+	mr->plan.target = mr->grant.target;
+	mr->plan.fstype = mr->grant.fstype ? mr->grant.fstype : rq->fstype;
 	if (opts_for_user_mount(mr->grant.options, rq->options, rq->rdonly,
 				c->name, &mr->opts, &mr->warnings))
 		return MNT_EX_SYSERR;
@@ -281,17 +280,6 @@ static int request_from_user(const char *prog, const struct request *rq,
 	if (mr->grant.loop && opts_drop_loop(&mr->opts))
 		return MNT_EX_SYSERR;
 	return MNT_EX_SUCCESS;
-}
-
-static bool kernel_support(const char *fstype)
-{
-	struct utsname u;
-	char modules[PATH_MAX] = "";
-	struct kernel_paths kp = { SYSFS_ROOT, modules };
-
-	if (uname(&u) == 0)
-		snprintf(modules, sizeof(modules), "%s/%s", MODULES_ROOT, u.release);
-	return kernel_supports_override(&kp, fstype);
 }
 
 /* H2, H3, H5-H7, H9: who owns the files; *opts rewritten accordingly */
@@ -306,7 +294,7 @@ static int decide_owner(const char *prog, const struct caller *c,
 
 	bool ids = opts_has(mr->opts, "uid") || opts_has(mr->opts, "gid");
 
-	if (stat(mr->source, &st) == 0 && S_ISBLK(st.st_mode)) {
+	if (stat(mr->plan.source, &st) == 0 && S_ISBLK(st.st_mode)) {
 		device_lookup(st.st_rdev, &dev);
 		if (dev.removable)
 			boot = bootfs_holds(st.st_rdev, "/", FSTAB_PATH);
@@ -325,29 +313,29 @@ static int decide_owner(const char *prog, const struct caller *c,
 		/* only a tagged device can get an owner, and given uid=/gid=
 		 * may need the fallback: the module lists are read for nothing
 		 * else */
-		.kernel_support = (dev.removable || ids) && kernel_support(mr->fstype),
+		.kernel_support = (dev.removable || ids) &&
+				  kernel_supports_override_running(mr->plan.fstype),
 		.policy = policy,
 	};
 	owner_decide(&in, d);
 	if (d->kernel_missing)		/* H6: once, whether -v or not */
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support "
-			"for %s, %s; mounting without the ownership override\n",
-			prog, mr->source, mr->fstype, d->why);
+		msg_no_kernel_support(prog, mr->plan.source, mr->plan.fstype, ", %s; mounting "
+				      "without the ownership override", d->why);
 	/* what the helper adds or a user mount relies on must reach the kernel */
 	if ((d->action != OWNER_LEAVE || !c->privileged) && !opts_quotes_balanced(mr->opts)) {
 		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
 			"nosuid, nodev, uid= and gid= after it would be lost; "
-			"not mounting\n", prog, mr->source, mr->opts);
+			"not mounting\n", prog, mr->plan.source, mr->opts);
 		return MNT_EX_USAGE;
 	}
 	if (opts_apply_owner(&mr->opts, d, notes))
 		return MNT_EX_SYSERR;
-	/* an owner root granted in fstab: no setuid files, no device nodes */
-	if (!c->privileged && (ids || d->action == OWNER_IDMAP) &&
-	    opts_force_nosuid_nodev(&mr->opts, notes))
-		return MNT_EX_SYSERR;
-	if (d->action == OWNER_LEAVE)
+	if (d->action == OWNER_LEAVE) {
+		/* a user's owner root granted in fstab (owner_decide() says) */
+		if (d->nosuid_nodev && opts_force_nosuid_nodev(&mr->opts, notes))
+			return MNT_EX_SYSERR;
 		notes_add(notes, "options unchanged: %s", d->why);
+	}
 	return MNT_EX_SUCCESS;
 }
 
@@ -370,12 +358,6 @@ static int do_mount(const char *prog, const struct mount_plan *plan,
 
 	if (d->action != OWNER_IDMAP)
 		return mounter_mount(plan, prog);
-	if (plan->fake || plan->ns) {
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, and no idmapped mount is made with -%c; mounting without "
-			"an owner\n", prog, plan->source, plan->fstype, plan->fake ? 'f' : 'N');
-		return mounter_mount(plan, prog);
-	}
 	ex = mounter_mount_idmapped(plan, &(struct idmap_plan) {
 		.map_uid = d->map_uid,
 		.map_gid = d->map_gid,
@@ -419,7 +401,7 @@ static int run(const char *prog, int argc, char *argv[])
 	ex = caller.privileged ? request_from_root(&rq, &mr) :
 		request_from_user(prog, &rq, &caller, &mr);
 	if (ex == MNT_EX_SUCCESS) {
-		print_notes(prog, mr.target, &mr.warnings);
+		print_notes(prog, mr.plan.target, &mr.warnings);
 		ex = decide_owner(prog, &caller, &policy, &mr, &d, &notes);
 	}
 	if (ex == MNT_EX_SYSERR)
@@ -427,32 +409,28 @@ static int run(const char *prog, int argc, char *argv[])
 	if (ex != MNT_EX_SUCCESS)
 		goto out;
 	if (rq.verbose) {
-		print_notes(prog, mr.source, &notes);
+		print_notes(prog, mr.plan.source, &notes);
 		fprintf(stderr, "%s: mounting %s on %s type %s options '%s'\n",
-			prog, mr.source, mr.target, mr.fstype, mr.opts);
+			prog, mr.plan.source, mr.plan.target, mr.plan.fstype, mr.opts);
 	}
 	if (!caller.privileged && !caller.setuid_root) {
 		fprintf(stderr, "%s: %s: only root can mount it: %s is not installed "
-			"setuid root\n", prog, mr.target, prog);
+			"setuid root\n", prog, mr.plan.target, prog);
 		ex = MNT_EX_USAGE;
 		goto out;
 	}
 	if (become_root(&caller)) {
-		fprintf(stderr, "%s: %s: cannot regain root privileges\n", prog, mr.target);
+		fprintf(stderr, "%s: %s: cannot regain root privileges\n", prog, mr.plan.target);
 		ex = MNT_EX_SYSERR;
 		goto out;
 	}
-	ex = do_mount(prog, &(struct mount_plan) {
-		.source = mr.source,
-		.target = mr.target,
-		.fstype = mr.fstype,
-		.options = mr.opts,
-		.ns = rq.ns,
-		.sloppy = rq.sloppy,
-		.fake = rq.fake,
-		.nomtab = rq.nomtab,
-		.verbose = rq.verbose,
-	}, &d);
+	mr.plan.options = mr.opts;
+	mr.plan.ns = rq.ns;
+	mr.plan.sloppy = rq.sloppy;
+	mr.plan.fake = rq.fake;
+	mr.plan.nomtab = rq.nomtab;
+	mr.plan.verbose = rq.verbose;
+	ex = do_mount(prog, &mr.plan, &d);
 out:
 	if (mr.loop_fd >= 0)
 		close(mr.loop_fd);

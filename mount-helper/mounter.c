@@ -18,7 +18,7 @@
 #include <libmount.h>
 
 #include "idmap.h"
-#include "idmount.h"
+#include "mountapi.h"
 #include "mounter.h"
 #include "msg.h"
 
@@ -156,7 +156,7 @@ static int apply_idmap(int mfd, const struct idmapped *r, const struct idmap_pla
 	nsfd = idmap_userns_fd(umap, gmap, why, whysz);
 	if (nsfd < 0)
 		return -1;
-	rc = idmount_set_idmap(mfd, nsfd);
+	rc = mountapi_set_idmap(mfd, nsfd);
 	if (rc)
 		fail(why, whysz, "the kernel cannot idmap this mount: %s", strerror(errno));
 	close(nsfd);
@@ -195,12 +195,12 @@ static void say_mapped(const struct mount_plan *p, const struct idmapped *r,
 		snprintf(disk, sizeof(disk), "uid %u, their own gid", r->own.id.uid);
 	else
 		snprintf(disk, sizeof(disk), "their own uid, gid %u", r->own.id.gid);
-	fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for %s; "
-		"idmapped mount instead: %s, other owners as they are; files of %s on "
-		"the filesystem show as the overflow id (nobody); new files of %s are "
-		"written as %s%s\n", progname, p->source, p->fstype, shown, hidden, who,
-		disk, strcmp(p->fstype, "ext4") ?
-		" (mounted with the ext4 driver, as type ext4)" : "");
+	msg_no_kernel_support(progname, p->source, p->fstype, "; idmapped mount instead: "
+			      "%s, other owners as they are; files of %s on the "
+			      "filesystem show as the overflow id (nobody); new files "
+			      "of %s are written as %s%s", shown, hidden, who, disk,
+			      strcmp(p->fstype, "ext4") ?
+			      " (mounted with the ext4 driver, as type ext4)" : "");
 }
 
 /* mount(8)'s status and message for a failed system call ERR on the target */
@@ -299,32 +299,29 @@ static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *
 	if (stat(src, &st) == 0 && S_ISBLK(st.st_mode) && mounted_there(tfd, st.st_rdev))
 		return report_syscall(cxt, EBUSY, p, progname);
 	mnt_context_get_mflags(cxt, &mflags);
-	mfd = idmount_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
+	mfd = mountapi_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
 			     mflags, &r->ro, why, sizeof(why));
 	if (mfd < 0 && errno == ENOSYS) {
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, nor the new mount API; mounting without an owner\n", progname,
-			src, p->fstype);
+		msg_no_kernel_support(progname, src, p->fstype, ", nor the new mount "
+				      "API; mounting without an owner");
 		return MOUNTER_PLAIN;
 	}
 	if (mfd < 0) {
 		/* no ext4 driver, or it refuses this filesystem or an option:
 		 * the mount as it would be without us says what is wrong, if
 		 * anything is */
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, and the ext4 driver cannot mount it for an idmapped mount: "
-			"%s; mounting without an owner\n", progname, src, p->fstype,
-			*why ? why : strerror(errno));
+		msg_no_kernel_support(progname, src, p->fstype, ", and the ext4 driver "
+				      "cannot mount it for an idmapped mount: %s; mounting "
+				      "without an owner", *why ? why : strerror(errno));
 		return MOUNTER_PLAIN;
 	}
 	if (!map_detached(mfd, ip, r, why, sizeof(why))) {
 		close(mfd);	/* detached, never attached: unmounted */
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, and no idmapped mount is made: %s; mounting without an owner\n",
-			progname, src, p->fstype, why);
+		msg_no_kernel_support(progname, src, p->fstype, ", and no idmapped mount "
+				      "is made: %s; mounting without an owner", why);
 		return MOUNTER_PLAIN;
 	}
-	if (idmount_attach(mfd, tfd)) {
+	if (mountapi_attach(mfd, tfd)) {
 		int err = errno;
 
 		close(mfd);
@@ -343,19 +340,17 @@ static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
 
 	tfd = open_target(target ? target : p->target);
 	if (tfd < 0 && errno == ENOSYS) {
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, nor the new mount API; mounting without an owner\n", progname,
-			p->source, p->fstype);
+		msg_no_kernel_support(progname, p->source, p->fstype, ", nor the new "
+				      "mount API; mounting without an owner");
 		return MOUNTER_PLAIN;
 	}
 	if (tfd < 0)
 		return report_syscall(cxt, errno, p, progname);
 	lockfd = lock_attach();
 	if (lockfd < 0) {
-		fprintf(stderr, "%s: %s: the running kernel has no uid=/gid= support for "
-			"%s, and no idmapped mount is made: cannot lock "
-			"/run/mount/extown.lock: %s; mounting without an owner\n", progname,
-			p->source, p->fstype, strerror(errno));
+		msg_no_kernel_support(progname, p->source, p->fstype, ", and no idmapped "
+				      "mount is made: cannot lock /run/mount/extown.lock: %s; "
+				      "mounting without an owner", strerror(errno));
 		close(tfd);
 		return MOUNTER_PLAIN;
 	}
@@ -372,6 +367,12 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 	struct idmapped r = { 0 };
 	int ex, rc;
 
+	if (p->fake || p->ns) {
+		msg_no_kernel_support(progname, p->source, p->fstype, ", and no idmapped "
+				      "mount is made with -%c; mounting without an owner",
+				      p->fake ? 'f' : 'N');
+		return MOUNTER_PLAIN;
+	}
 	/* only the ext4 type may be idmapped (FS_ALLOW_IDMAP); its driver
 	 * serves ext2 and ext3 filesystems as well */
 	cxt = new_context(p, "ext4", progname, &ex);

@@ -39,10 +39,10 @@ struct idmap_plan {
  * owner from its root directory (idmap.h), idmap that owner to PLAN's ids
  * (a swap: every other id shown as it is), attach it at the target and
  * record it in /run/mount/utab as libmount would. Options, -s and -n as for
- * mounter_mount(); the caller handles -f and -N with mounter_mount(). One
- * line on stderr says what was mapped. MOUNTER_PLAIN (and one line why)
- * when there is nothing to map or the kernel cannot idmap: the caller then
- * mounts with mounter_mount(); else mount(8)'s exit status.
+ * mounter_mount(). One line on stderr says what was mapped. MOUNTER_PLAIN
+ * (and one line why) when there is nothing to map, the kernel cannot idmap,
+ * or -f or -N is given (no idmapped mount is made for those): the caller
+ * then mounts with mounter_mount(); else mount(8)'s exit status.
  */
 int mounter_mount_idmapped(const struct mount_plan *plan,
 			   const struct idmap_plan *ip, const char *progname);

@@ -1,19 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * owner.c - decide who owns the files of a mount, and rewrite the options.
+ * owner.c - decide who owns the files of a mount, and rewrite the options
+ * accordingly (through optstr.h).
  *
- * Pure except kernel_supports_override(), which only looks whether sysfs
- * files exist.
+ * Pure: no I/O, no privileges, no global state.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <libmount.h>
-
+#include "optstr.h"
 #include "owner.h"
-#include "request.h"
 
 static bool in_groups(const struct owner_input *in, gid_t gid)
 {
@@ -32,13 +29,13 @@ static bool in_groups(const struct owner_input *in, gid_t gid)
 static const char *decide(const struct owner_input *in, struct owner_decision *d)
 {
 	const struct policy *p = in->policy;
-	char *val;
+	const char *val;
 	size_t valsz;
 
 	if (in->passthrough)
 		return "not a new mount (remount, bind, move or propagation change)";
 	if (in->options &&
-	    mnt_optstr_get_option(in->options, "uhelper", &val, &valsz) == 0 &&
+	    opts_get(in->options, "uhelper", &val, &valsz) == 0 &&
 	    valsz == strlen("udisks2") && strncmp(val, "udisks2", valsz) == 0)
 		return "udisks chose the options (uhelper=udisks2)";
 	if (p->broken)
@@ -118,11 +115,11 @@ static void given_ids(const struct owner_input *in, struct owner_decision *d)
 		 "idmapped mount");
 }
 
-void owner_decide(const struct owner_input *in, struct owner_decision *d)
+/* the action: leave, add, or idmap (d->why filled) */
+static void decide_action(const struct owner_input *in, struct owner_decision *d)
 {
 	const char *stay;
 
-	memset(d, 0, sizeof(*d));
 	if (!in->passthrough && !in->kernel_support &&
 	    (opts_has(in->options, "uid") || opts_has(in->options, "gid"))) {
 		given_ids(in, d);
@@ -146,153 +143,115 @@ void owner_decide(const struct owner_input *in, struct owner_decision *d)
 	}
 }
 
+/*
+ * The one decision on nosuid,nodev: a presented owner with device nodes or
+ * setuid files would give the user access beyond the stick. So whenever the
+ * helper chose the owner, and on a user's mount whose files show an owner
+ * root granted in fstab (uid=/gid=), or an idmapped one.
+ */
+static bool needs_nosuid_nodev(const struct owner_input *in,
+			       const struct owner_decision *d)
+{
+	if (d->action == OWNER_ADD || (d->action == OWNER_IDMAP && d->helper_owner))
+		return true;
+	return !in->privileged && (d->action == OWNER_IDMAP ||
+				   opts_has(in->options, "uid") ||
+				   opts_has(in->options, "gid"));
+}
+
+void owner_decide(const struct owner_input *in, struct owner_decision *d)
+{
+	memset(d, 0, sizeof(*d));
+	decide_action(in, d);
+	d->nosuid_nodev = needs_nosuid_nodev(in, d);
+}
+
 /* append NAME[=VALUE] to *opts and to the list of what was added */
 static int add_opt(char **opts, char *added, size_t addedsz, const char *name,
 		   const char *value)
 {
 	size_t len = strlen(added);
 
-	if (mnt_optstr_append_option(opts, name, value))
+	if (opts_append(opts, name, value))
 		return -1;
 	snprintf(added + len, addedsz - len, "%s%s%s%s", len ? "," : "", name,
 		 value ? "=" : "", value ? value : "");
 	return 0;
 }
 
-/* remove every NAME; -1 on error, else how many were removed */
-static int remove_all(char **opts, const char *name)
+/* say which ids an idmapped mount is for */
+static void note_idmapped(const struct owner_decision *d, struct notes *notes)
 {
-	int rc, n = 0;
+	char ids[64] = "";
 
-	while ((rc = mnt_optstr_remove_option(opts, name)) == 0)
-		n++;
-	return rc < 0 ? -1 : n;
+	if (d->map_uid)
+		snprintf(ids, sizeof(ids), "uid %lu", (unsigned long)d->uid);
+	if (d->map_gid)
+		snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%sgid %lu",
+			 d->map_uid ? ", " : "", (unsigned long)d->gid);
+	notes_add(notes, "idmapped mount for %s%s: %s",
+		  d->helper_owner ? "" : "the given ", ids, d->why);
 }
 
-int opts_force_nosuid_nodev(char **opts, struct notes *notes)
+/* OWNER_ADD: uid=, gid= unless present, listed in ADDED */
+static int add_ids(char **opts, const struct owner_decision *d, char *added,
+		   size_t addedsz)
 {
-	int n;
+	char num[2][24];
 
-	n = remove_all(opts, "suid");
-	if (n < 0)
+	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
+	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);
+	if (!opts_has(*opts, "uid") && add_opt(opts, added, addedsz, "uid", num[0]))
 		return -1;
-	if (n)
-		notes_add(notes, "removed 'suid': files presented as the user's "
-			  "must not run setuid");
-	n = remove_all(opts, "dev");
-	if (n < 0)
-		return -1;
-	if (n)
-		notes_add(notes, "removed 'dev': device nodes presented as the "
-			  "user's would give raw device access");
-	if (!opts_has(*opts, "nosuid") && mnt_optstr_append_option(opts, "nosuid", NULL))
-		return -1;
-	if (!opts_has(*opts, "nodev") && mnt_optstr_append_option(opts, "nodev", NULL))
+	if (!opts_has(*opts, "gid") && add_opt(opts, added, addedsz, "gid", num[1]))
 		return -1;
 	return 0;
 }
 
-/* OWNER_IDMAP and strip_ids: uid=/gid= out, nosuid,nodev in where the helper chose */
-static int apply_without_ids(char **opts, const struct owner_decision *d,
-			     struct notes *notes)
+/* nosuid,nodev forced; those not there before listed in ADDED */
+static int add_nosuid_nodev(char **opts, char *added, size_t addedsz,
+			    struct notes *notes)
 {
-	if (d->strip_ids) {
-		if (remove_all(opts, "uid") < 0 || remove_all(opts, "gid") < 0)
-			return -1;
-		notes_add(notes, "removed uid= and gid=: the kernel has none");
-	}
-	if (d->action == OWNER_IDMAP && d->helper_owner &&
-	    opts_force_nosuid_nodev(opts, notes))
-		return -1;
-	if (d->action == OWNER_IDMAP) {
-		char ids[64] = "";
+	bool had_nosuid = opts_has(*opts, "nosuid");
+	bool had_nodev = opts_has(*opts, "nodev");
 
-		if (d->map_uid)
-			snprintf(ids, sizeof(ids), "uid %lu", (unsigned long)d->uid);
-		if (d->map_gid)
-			snprintf(ids + strlen(ids), sizeof(ids) - strlen(ids), "%sgid %lu",
-				 d->map_uid ? ", " : "", (unsigned long)d->gid);
-		notes_add(notes, "idmapped mount for %s%s: %s",
-			  d->helper_owner ? "" : "the given ", ids, d->why);
-	}
+	if (opts_force_nosuid_nodev(opts, notes))
+		return -1;
+	if (!had_nosuid)
+		snprintf(added + strlen(added), addedsz - strlen(added), "%snosuid",
+			 *added ? "," : "");
+	if (!had_nodev)
+		snprintf(added + strlen(added), addedsz - strlen(added), "%snodev",
+			 *added ? "," : "");
 	return 0;
 }
 
 int opts_apply_owner(char **opts, const struct owner_decision *d,
 		     struct notes *notes)
 {
-	char num[2][24], added[128] = "";
-	bool had_nosuid, had_nodev;
+	char added[128] = "";
 
-	if (d->action != OWNER_ADD)
-		return apply_without_ids(opts, d, notes);
-
-	snprintf(num[0], sizeof(num[0]), "%lu", (unsigned long)d->uid);
-	snprintf(num[1], sizeof(num[1]), "%lu", (unsigned long)d->gid);
-	if (!opts_has(*opts, "uid") &&
-	    add_opt(opts, added, sizeof(added), "uid", num[0]))
-		return -1;
-	if (!opts_has(*opts, "gid") &&
-	    add_opt(opts, added, sizeof(added), "gid", num[1]))
-		return -1;
-	had_nosuid = opts_has(*opts, "nosuid");
-	had_nodev = opts_has(*opts, "nodev");
-	if (opts_force_nosuid_nodev(opts, notes))
-		return -1;
-	if (!had_nosuid)
-		snprintf(added + strlen(added), sizeof(added) - strlen(added), "%snosuid",
-			 *added ? "," : "");
-	if (!had_nodev)
-		snprintf(added + strlen(added), sizeof(added) - strlen(added), "%snodev",
-			 *added ? "," : "");
-
-	if (*added)
-		notes_add(notes, "added %s: %s", added, d->why);
-	else
-		notes_add(notes, "nothing added, all present: %s", d->why);
-	return 0;
-}
-
-static bool exists(const char *dir, const char *rel)
-{
-	char path[4096];
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
-		return false;
-	return access(path, F_OK) == 0;
-}
-
-/* Does module list DIR/NAME exist and name no fs/ext2/ext2.ko? */
-static bool module_list_without_ext2(const char *dir, const char *name)
-{
-	char path[4096], line[4096];
-	bool found = false;
-	FILE *f;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
-		return false;
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "fs/ext2/ext2.ko") != NULL;
-	fclose(f);
-	return !found;
-}
-
-bool kernel_supports_override(const struct kernel_paths *kp, const char *fstype)
-{
-	if (strcmp(fstype, "ext2") == 0) {
-		if (exists(kp->sysfs, "fs/ext2/features/uid_gid_override"))
-			return true;
-		/* a separate ext2 driver (patched or not) serves ext2 */
-		if (exists(kp->sysfs, "fs/ext2") || exists(kp->sysfs, "module/ext2"))
-			return false;
-		if (!module_list_without_ext2(kp->modules, "modules.builtin") ||
-		    !module_list_without_ext2(kp->modules, "modules.dep"))
-			return false;
-	} else if (strcmp(fstype, "ext3") != 0 && strcmp(fstype, "ext4") != 0) {
-		return false;
+	if (d->strip_ids) {
+		if (opts_remove_all(opts, "uid") < 0 || opts_remove_all(opts, "gid") < 0)
+			return -1;
+		notes_add(notes, "removed uid= and gid=: the kernel has none");
 	}
-	return exists(kp->sysfs, "fs/ext4/features/uid_gid_override");
+	if (d->action == OWNER_LEAVE)
+		return 0;
+	if (d->action == OWNER_ADD && add_ids(opts, d, added, sizeof(added)))
+		return -1;
+	/* given ids: said before what a user's mount adds to them */
+	if (d->action == OWNER_IDMAP && !d->helper_owner)
+		note_idmapped(d, notes);
+	if (d->nosuid_nodev && add_nosuid_nodev(opts, added, sizeof(added), notes))
+		return -1;
+	if (d->action == OWNER_IDMAP) {
+		if (d->helper_owner)
+			note_idmapped(d, notes);
+	} else if (*added) {
+		notes_add(notes, "added %s: %s", added, d->why);
+	} else {
+		notes_add(notes, "nothing added, all present: %s", d->why);
+	}
+	return 0;
 }

@@ -25,7 +25,7 @@ struct owner_input {
 	const char *fs_uuid;	/* udev: ID_FS_UUID, NULL or "" if unknown */
 	bool boot_fs;		/* holds /, or an fstab entry without noauto (H9) */
 	const char *passthrough; /* remount, bind, ...: opts_passthrough() (H9) */
-	bool kernel_support;	/* K10: kernel_supports_override() */
+	bool kernel_support;	/* K10: kernel-support.h */
 	const struct policy *policy;
 };
 
@@ -40,7 +40,8 @@ struct owner_decision {
 	enum owner_action action;
 	bool kernel_missing;	/* no uid=/gid= and no idmapped mount either (H6) */
 	bool strip_ids;		/* remove uid= and gid=: the kernel would refuse them */
-	bool helper_owner;	/* the helper chose the owner: nosuid,nodev with it */
+	bool helper_owner;	/* the helper chose the owner */
+	bool nosuid_nodev;	/* force nosuid,nodev (the one place it is decided) */
 	bool map_uid, map_gid;	/* OWNER_IDMAP: which of uid, gid to map */
 	uid_t uid;
 	gid_t gid;
@@ -56,41 +57,20 @@ void owner_decide(const struct owner_input *in, struct owner_decision *d);
  * mount (OWNER_IDMAP); an owner the helper would add likewise. With the
  * fallback off the helper's owner is left out (kernel_missing).
  *
- * Carry out the decision on *opts. OWNER_ADD: add uid=, gid=, nosuid, nodev
- * unless present, and drop suid and dev (a presented owner with device
- * nodes or setuid files would give the user access beyond the stick).
- * strip_ids: remove every uid= and gid=. OWNER_IDMAP with helper_owner:
- * nosuid, nodev as for OWNER_ADD. Notes say what was changed. 0, or -1 (out
- * of memory). OWNER_LEAVE without strip_ids: nothing changes.
+ * nosuid_nodev is set for every OWNER_ADD, for OWNER_IDMAP with
+ * helper_owner, and for an unprivileged caller's mount with uid=/gid= in the
+ * options or OWNER_IDMAP: a presented owner with device nodes or setuid
+ * files would give the user access beyond the stick.
+ *
+ * Carry out the decision on *opts, the only rewriting of the options after
+ * a request is checked. strip_ids: remove every uid= and gid=. OWNER_ADD:
+ * add uid=, gid= unless present. Then, but for OWNER_LEAVE, nosuid_nodev:
+ * nosuid and nodev added unless present, suid and dev dropped
+ * (opts_force_nosuid_nodev()). Notes say what was changed. 0, or -1 (out of
+ * memory). OWNER_LEAVE without strip_ids: nothing changes; the caller
+ * applies nosuid_nodev to an OWNER_LEAVE itself.
  */
 int opts_apply_owner(char **opts, const struct owner_decision *d,
 		     struct notes *notes);
-
-/*
- * Replace suid and dev by nosuid and nodev (each added unless present), with
- * a note for each one removed. 0, or -1 (out of memory).
- */
-int opts_force_nosuid_nodev(char **opts, struct notes *notes);
-
-/* Where kernel_supports_override() looks; tests pass directories of their own. */
-struct kernel_paths {
-	const char *sysfs;	/* "/sys" */
-	const char *modules;	/* "/lib/modules/$(uname -r)" */
-};
-
-/*
- * K10: does the running kernel support uid=/gid= for FSTYPE?
- *   ext4, ext3: SYSFS/fs/ext4/features/uid_gid_override
- *   ext2: SYSFS/fs/ext2/features/uid_gid_override (a patched ext2 driver);
- *         else the ext4 file, but only where the ext4 driver is known to
- *         serve ext2: no separate ext2 driver loaded (SYSFS/fs/ext2 and
- *         SYSFS/module/ext2 absent) and MODULES/modules.builtin and
- *         MODULES/modules.dep present and naming no fs/ext2/ext2.ko. A
- *         built-in ext2 driver shows in neither sysfs directory, and
- *         /proc/filesystems lists "ext2" for both drivers: where the module
- *         lists are missing the answer is no, so that an ext2 mount that
- *         works without the helper never fails because of it.
- */
-bool kernel_supports_override(const struct kernel_paths *kp, const char *fstype);
 
 #endif

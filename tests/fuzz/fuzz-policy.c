@@ -19,7 +19,7 @@
 #include "oracle.h"
 #include "owner.h"
 #include "policy.h"
-#include "request.h"
+#include "optstr.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

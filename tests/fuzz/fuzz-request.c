@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * libFuzzer target: mount(8)'s helper command line and an unprivileged
- * user's options (mount-helper/request.c), then the owner rewriting of
- * owner.c on the result, as main.c chains them for a user mount.
+ * libFuzzer target: mount(8)'s helper command line (mount-helper/request.c)
+ * and an unprivileged user's options (restricted.c), then the owner
+ * rewriting of owner.c on the result, as main.c chains them for a user
+ * mount.
  *
  * Input: NUL-separated strings. The first is the fstab entry's options
  * (what root granted), the rest are argv (argv[0] = program name).
@@ -23,7 +24,9 @@
 #include "oracle.h"
 #include "owner.h"
 #include "policy.h"
+#include "optstr.h"
 #include "request.h"
+#include "restricted.h"
 
 #define MAX_ARGS 16
 

@@ -54,7 +54,9 @@ for t in "${targets[@]}"; do
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		-I"$top/mount-helper" $mount_cflags \
 		-o "$out/fuzz-$t" "$top/tests/fuzz/fuzz-$t.c" \
-		"$top/mount-helper/request.c" "$top/mount-helper/policy.c" \
+		"$top/mount-helper/request.c" "$top/mount-helper/optstr.c" \
+		"$top/mount-helper/restricted.c" "$top/mount-helper/msg.c" \
+		"$top/mount-helper/policy.c" \
 		"$top/mount-helper/owner.c" $mount_libs >&2 ||
 		build_fail "clang could not build tests/fuzz/fuzz-$t.c"
 done

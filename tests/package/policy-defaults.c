@@ -13,8 +13,8 @@
 #include "msg.h"
 #include "policy.h"
 
-/* The helper's fail() lives in request.c, which needs libmount; the loader
- * only needs this much of it. */
+/* The helper's fail() (mount-helper/msg.c) is not built into this test;
+ * the loader only needs this much of it. */
 int fail(char *why, size_t whysz, const char *fmt, ...)
 {
 	va_list ap;

@@ -2,6 +2,7 @@
 # Build the extown userspace under ASan/UBSan and run the unit tests.
 #
 #   tests/unit/run.sh
+#   EXTOWN_TEST_FILTER='H4 hardening' tests/unit/run.sh
 #
 # From a clean clone: autoreconf -fi, configure out of tree in build/asan
 # (-fsanitize=address,undefined -fno-omit-frame-pointer in CFLAGS; -Wall
@@ -10,8 +11,16 @@
 # stdout: exactly one line per test case, "PASS name" or "FAIL name: why",
 # and no summary (tests/run counts). Build output goes to stderr and to
 # build/asan/build.log. Exit status 0 unless the build itself breaks; then
-# "FAIL helper.build: why" and exit 1. A test program that crashes or trips
-# a sanitizer gives "FAIL helper.<program>.run: ..." after its own lines.
+# "FAIL helper.build: why" and exit 1. A test program exits 0, 1 (it
+# printed FAIL lines) or 77 (none of its tests ran; tests/unit/tap.h); any
+# other status, or 1 without a FAIL line, is a crash or a sanitizer report:
+# "FAIL helper.<program>.run: ..." after the program's own lines.
+#
+# EXTOWN_TEST_FILTER (space-separated patterns, set by tests/run
+# SUITE:PATTERN): only the tests whose name contains one of them, read as a
+# glob, as tests/run reads it. The test programs get the patterns as
+# arguments; the hardening and man page checks here are selected by their
+# names the same way. Unset or empty: every test.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -47,20 +56,50 @@ step "configure" "$top/configure" --enable-werror \
 step "make" make -j"$(nproc)"
 step "make check programs" make -j"$(nproc)" check TESTS=
 
+read -r -a patterns <<<"${EXTOWN_TEST_FILTER:-}"
+
+# selected NAME: status 0 when NAME contains one of the patterns (a glob)
+selected() {
+	local p
+	[ "${#patterns[@]}" -gt 0 ] || return 0
+	for p in "${patterns[@]}"; do
+		# shellcheck disable=SC2254 # the pattern is a glob on purpose
+		case $1 in *$p*) return 0 ;; esac
+	done
+	return 1
+}
+
+# only the selected PASS/FAIL/SKIP lines of standard input
+select_lines() {
+	local line name
+	while IFS= read -r line; do
+		name=${line#* }
+		selected "${name%%: *}" && printf '%s\n' "$line"
+	done
+	return 0
+}
+
 export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1:exitcode=99"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
 
-# run_prog NAME CMD...: pass the program's PASS/FAIL lines through
+# run_prog NAME CMD...: the program (given the patterns) and its PASS/FAIL
+# lines; exit 1 with FAIL lines is the tests' verdict, not a crash
 run_prog() {
 	local name=$1 rc=0 out
 	shift
-	out=$("$@" 2>>"$log") || rc=$?
+	out=$("$@" "${patterns[@]}" 2>>"$log") || rc=$?
 	printf '%s\n' "$out" | grep -E '^(PASS|FAIL|SKIP) ' || true
-	if [ "$rc" -ne 0 ]; then
-		echo "FAIL helper.$name.run: exited with status $rc (sanitizer report or crash in $log)"
-	elif ! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
+	case $rc in
+	0 | 77) ;;
+	1) printf '%s\n' "$out" | grep -q '^FAIL ' ||
+		echo "FAIL helper.$name.run: exited with status 1 and no FAIL line (crash in $log)" ;;
+	*) echo "FAIL helper.$name.run: exited with status $rc (sanitizer report or crash in $log)" ;;
+	esac
+	if [ "$rc" -eq 0 ] && [ "${#patterns[@]}" -eq 0 ] &&
+		! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
 		echo "FAIL helper.$name.run: printed no test result"
 	fi
+	return 0
 }
 
 for prog in request policy owner fstab idmap; do
@@ -80,12 +119,20 @@ else
 		"run tools/install-deps-userspace.sh"
 fi
 
-# The installed setuid binary is hardened.
-"$top/tests/unit/hardening.sh" || true
+# The installed setuid binary is hardened (a release build: only when one
+# of its checks is selected).
+hardening_names="build pie pie_flag relro bind_now stack_protector fortify setuid_root"
+for h in $hardening_names; do
+	if selected "helper.hardening.$h"; then
+		{ "$top/tests/unit/hardening.sh" || true; } | select_lines
+		break
+	fi
+done
 
 # The man pages render without groff warnings.
 for page in mount-helper/mount.ext4.8 mount-helper/extown.conf.5; do
 	name="helper.man.$(basename "$page")_renders"
+	selected "$name" || continue
 	if ! command -v groff >/dev/null 2>&1; then
 		echo "FAIL $name: groff not installed (run tools/install-deps-userspace.sh)"
 		continue

@@ -1,16 +1,31 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Minimal test harness: each test is a function that returns 0, or -1 with
- * the reason in why. RUN() prints exactly one line per test:
+ * the reason in why. RUN() prints exactly one line per selected test:
  *	PASS <name>
  *	FAIL <name>: <why>
  *	SKIP <name>: <why>
- * and no summary (tests/run counts the lines). The exit status of a test
- * program is 0 even when tests fail; a crash (sanitizer) is caught by run.sh.
+ * and no summary (tests/run counts the lines).
+ *
+ * A test program is run as
+ *	test-NAME [PATTERN...]
+ * and runs only the tests whose full name contains one of the PATTERNs, a
+ * PATTERN read as a glob (fnmatch(3) of "*PATTERN*" on the name: "H4"
+ * selects helper.H4.malformed_ids_refused, "H6.*idmap" globs), the way
+ * tests/run reads EXTOWN_TEST_FILTER. No PATTERN: every test.
+ *
+ * Exit status (tap_status()), as automake's test driver reads it: 1 when a
+ * test FAILed, else 0 when one PASSed, else 77 (all skipped, or none
+ * selected). Anything else is a crash or a sanitizer's exit code.
+ *
+ * main() declares "struct tap tap = tap_init(argc, argv);" and returns
+ * tap_status(&tap); RUN() uses that local tap.
  */
 #ifndef EXTOWN_TAP_H
 #define EXTOWN_TAP_H
 
+#include <fnmatch.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,22 +36,83 @@
 
 typedef int (*test_fn)(char *why);
 
-static inline void tap_run(const char *name, test_fn fn)
+struct tap {
+	char *const *pattern;	/* argv[1..]: the name filters */
+	int npattern;
+	int passed, failed, skipped;
+	char why[WHY_LEN];	/* the running test's reason */
+};
+
+static inline struct tap tap_init(int argc, char *const argv[])
 {
-	char why[WHY_LEN] = "";
+	struct tap t = { .pattern = argc > 1 ? argv + 1 : NULL,
+			 .npattern = argc > 1 ? argc - 1 : 0 };
 
-	int rc = fn(why);
+	return t;
+}
 
-	if (rc == 0)
+/* Does NAME contain one of the patterns (as a glob)? No pattern: yes. */
+static inline bool tap_selected(const struct tap *t, const char *name)
+{
+	char glob[WHY_LEN];
+
+	if (t->npattern == 0)
+		return true;
+	for (int i = 0; i < t->npattern; i++) {
+		const char *p = t->pattern[i];
+
+		if ((size_t)snprintf(glob, sizeof(glob), "*%s*", p) >= sizeof(glob)) {
+			if (strstr(name, p))	/* too long to glob: plain text */
+				return true;
+		} else if (fnmatch(glob, name, 0) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline void tap_run(struct tap *t, const char *name, test_fn fn)
+{
+	char *why = t->why;
+	int rc;
+
+	if (!tap_selected(t, name))
+		return;
+	*why = '\0';
+	rc = fn(why);
+	if (rc == 0) {
 		printf("PASS %s\n", name);
-	else if (rc == TAP_SKIP)
+		t->passed++;
+	} else if (rc == TAP_SKIP) {
 		printf("SKIP %s: %s\n", name, why);
-	else
+		t->skipped++;
+	} else {
 		printf("FAIL %s: %s\n", name, *why ? why : "(no reason given)");
+		t->failed++;
+	}
 	fflush(stdout);
 }
 
-#define RUN(name, fn) tap_run(name, fn)
+/*
+ * The program's own set-up failed: a FAIL line whatever the selection (no
+ * filter may hide it), counted as a failure.
+ */
+static inline void tap_setup_fail(struct tap *t, const char *name, const char *why)
+{
+	printf("FAIL %s: %s\n", name, why);
+	fflush(stdout);
+	t->failed++;
+}
+
+/* the exit status: 1 (a test failed), 0 (one passed), 77 (none ran) */
+static inline int tap_status(const struct tap *t)
+{
+	if (t->failed)
+		return 1;
+	return t->passed ? 0 : TAP_SKIP;
+}
+
+#define RUN(name, fn) tap_run(&tap, name, fn)
 
 /* CHECK(cond, fmt, ...): on false, fill why and return -1 */
 #define CHECK(cond, ...) do { \

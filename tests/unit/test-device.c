@@ -107,8 +107,9 @@ static int t_unknown(char *why)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	gchar *path;
 
 	tb = umockdev_testbed_new();
@@ -121,7 +122,7 @@ int main(void)
 		"DEVTYPE", "disk", "ID_FS_TYPE", "ext4", NULL);
 	g_free(path);
 	if (link_block_devnum("sdd", "8:48"))
-		printf("FAIL helper.udev.setup: cannot link /sys/dev/block/8:48\n");
+		tap_setup_fail(&tap, "helper.udev.setup", "cannot link /sys/dev/block/8:48");
 
 	RUN("helper.H3.udev_tagged_device_is_removable", t_tagged);
 	RUN("helper.H2.udev_untagged_device_not_removable", t_untagged);
@@ -130,5 +131,5 @@ int main(void)
 	RUN("helper.H2.udev_unknown_device_not_removable", t_unknown);
 
 	g_object_unref(tb);
-	return 0;
+	return tap_status(&tap);
 }

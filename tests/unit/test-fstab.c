@@ -181,11 +181,12 @@ static int t_loop_entry(char *why)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	if (!mkdtemp(dir)) {
-		printf("FAIL helper.fstab.setup: mkdtemp failed\n");
-		return 0;
+		tap_setup_fail(&tap, "helper.fstab.setup", "mkdtemp failed");
+		return tap_status(&tap);
 	}
 	snprintf(fstab, sizeof(fstab), "%s/fstab", dir);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
@@ -201,5 +202,5 @@ int main(void)
 	unlink(fstab);
 	rmdir(mnt);
 	rmdir(dir);
-	return 0;
+	return tap_status(&tap);
 }

@@ -276,8 +276,9 @@ static int t_scan_directory(char *why)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	RUN("helper.idmap.owner_is_root_directory_owner", t_root_owner_wins);
 	RUN("helper.idmap.root_0_most_frequent_owner_below", t_root_0_most_frequent);
 	RUN("helper.idmap.ties_to_smaller_id_and_no_owner", t_tie_to_smaller_and_none);
@@ -287,5 +288,5 @@ int main(void)
 	RUN("helper.idmap.proc_dir_of_another_process_refused", t_proc_dir_checked);
 	RUN("helper.idmap.userns_has_the_maps", t_userns_has_the_maps);
 	RUN("helper.idmap.scan_reads_root_and_entries", t_scan_directory);
-	return 0;
+	return tap_status(&tap);
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of owner.c: the owner decision and option rewriting (H2-H7). */
+/*
+ * Unit tests of owner.c (the owner decision and option rewriting, H2-H7)
+ * and kernel-support.c (K10).
+ */
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -8,7 +11,8 @@
 #include <unistd.h>
 
 #include "owner.h"
-#include "request.h"
+#include "kernel-support.h"
+#include "optstr.h"
 #include "tap.h"
 
 #define UUID_A "0b7d8f0e-0c55-4a59-9c57-3c1d2e4f5a6b"
@@ -613,8 +617,9 @@ static int t_broken_policy_closed(char *why)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	RUN("helper.H2.untagged_device_left_alone", t_untagged_left_alone);
 	RUN("helper.H2.root_mount_of_internal_disk_exact", t_root_untagged_exact);
 	RUN("helper.H3.tagged_user_mount_gets_uid_gid", t_tagged_user_gets_owner);
@@ -637,5 +642,5 @@ int main(void)
 	RUN("helper.H7.enabled_no_turns_override_off", t_policy_disabled);
 	RUN("helper.H7.allow_and_deny_uuid", t_policy_uuid_lists);
 	RUN("helper.H7.allow_group", t_policy_allow_group);
-	return 0;
+	return tap_status(&tap);
 }

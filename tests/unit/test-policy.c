@@ -272,8 +272,9 @@ static int t_load_fails_closed(char *why)
 	return rc;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	RUN("helper.H7.policy_parses_every_key", t_all_keys);
 	RUN("helper.H7.policy_default_owner_forms", t_owner_forms);
 	RUN("helper.H7.policy_empty_and_comments_are_defaults", t_empty_is_default);
@@ -282,5 +283,5 @@ int main(void)
 	RUN("helper.H7.policy_missing_file_is_defaults", t_load_missing);
 	RUN("helper.H7.policy_load_trusts_only_root_files", t_load_file);
 	RUN("helper.H10.policy_load_fails_closed", t_load_fails_closed);
-	return 0;
+	return tap_status(&tap);
 }

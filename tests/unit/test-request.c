@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* Unit tests of request.c: argv parsing (H1), H4 id checks, user options (H3). */
+/*
+ * Unit tests of request.c (argv parsing, H1), restricted.c (H4 id checks,
+ * a user's options, H3, H8) and optstr.c.
+ */
 #include <stdlib.h>
 
+#include "optstr.h"
 #include "request.h"
+#include "restricted.h"
 #include "tap.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -369,8 +374,9 @@ static int t_last_id(char *why)
 	return 0;
 }
 
-int main(void)
+int main(int argc, char *argv[])
 {
+	struct tap tap = tap_init(argc, argv);
 	RUN("helper.H1.parse_mount8_helper_argv", t_parse_mount8_argv);
 	RUN("helper.H1.parse_grouped_and_attached_flags", t_parse_grouped_and_attached);
 	RUN("helper.H1.parse_type_with_subtype", t_parse_subtype);
@@ -394,5 +400,5 @@ int main(void)
 	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
 	RUN("helper.H3.unbalanced_quotes_detected", t_quotes_balanced);
 	RUN("helper.H6.last_uid_gid_read", t_last_id);
-	return 0;
+	return tap_status(&tap);
 }

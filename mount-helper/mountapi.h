@@ -5,8 +5,8 @@
  * made detached, its owner read, the idmapping applied, and only then
  * attached at the target, so no base mount is ever visible.
  */
-#ifndef EXTOWN_IDMOUNT_H
-#define EXTOWN_IDMOUNT_H
+#ifndef EXTOWN_MOUNTAPI_H
+#define EXTOWN_MOUNTAPI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,17 +20,17 @@
  * with errno set (ENOSYS: no mount API) and the kernel's own message, if it
  * gave one, in why.
  */
-int idmount_create(const char *source, const char *fstype, const char *fs_opts,
+int mountapi_create(const char *source, const char *fstype, const char *fs_opts,
 		   unsigned long mflags, bool *rdonly_retried, char *why, size_t whysz);
 
 /* Idmap the detached mount MFD with user namespace USERNS_FD. 0, or -1 with errno. */
-int idmount_set_idmap(int mfd, int userns_fd);
+int mountapi_set_idmap(int mfd, int userns_fd);
 
 /*
  * Attach the detached mount MFD on the directory TARGET_FD (an O_PATH
  * descriptor: the object opened, not a path looked up again). 0, or -1
  * with errno.
  */
-int idmount_attach(int mfd, int target_fd);
+int mountapi_attach(int mfd, int target_fd);
 
 #endif

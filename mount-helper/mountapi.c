@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * idmount.c - fsopen/fsconfig/fsmount, mount_setattr(MOUNT_ATTR_IDMAP) and
- * move_mount, for the idmapped-mount fallback.
+ * mountapi.c - the kernel's mount API (fsopen/fsconfig/fsmount,
+ * mount_setattr(MOUNT_ATTR_IDMAP), move_mount), for the idmapped-mount
+ * fallback.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +14,7 @@
 
 #include <libmount.h>
 
-#include "idmount.h"
+#include "mountapi.h"
 
 /* MS_* flags that are per-mount attributes in the new API */
 static const struct {
@@ -129,7 +130,7 @@ fail:
 	return -1;
 }
 
-int idmount_create(const char *source, const char *fstype, const char *fs_opts,
+int mountapi_create(const char *source, const char *fstype, const char *fs_opts,
 		   unsigned long mflags, bool *rdonly_retried, char *why, size_t whysz)
 {
 	int mfd;
@@ -145,7 +146,7 @@ int idmount_create(const char *source, const char *fstype, const char *fs_opts,
 	return mfd;
 }
 
-int idmount_set_idmap(int mfd, int userns_fd)
+int mountapi_set_idmap(int mfd, int userns_fd)
 {
 	struct mount_attr attr = {
 		.attr_set = MOUNT_ATTR_IDMAP,
@@ -155,7 +156,7 @@ int idmount_set_idmap(int mfd, int userns_fd)
 	return mount_setattr(mfd, "", AT_EMPTY_PATH, &attr, sizeof(attr));
 }
 
-int idmount_attach(int mfd, int target_fd)
+int mountapi_attach(int mfd, int target_fd)
 {
 	return move_mount(mfd, "", target_fd, "",
 			  MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH);

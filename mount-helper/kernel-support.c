@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * kernel-support.c - K10: does the running kernel take uid=/gid= for ext2,
+ * ext3, ext4? Only looks whether sysfs files exist and reads the module
+ * lists.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "kernel-support.h"
+
+#define SYSFS_ROOT	"/sys"
+#define MODULES_ROOT	"/lib/modules"
+
+static bool exists(const char *dir, const char *rel)
+{
+	char path[4096];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, rel) >= sizeof(path))
+		return false;
+	return access(path, F_OK) == 0;
+}
+
+/* Does module list DIR/NAME exist and name no fs/ext2/ext2.ko? */
+static bool module_list_without_ext2(const char *dir, const char *name)
+{
+	char path[4096], line[4096];
+	bool found = false;
+	FILE *f;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, name) >= sizeof(path))
+		return false;
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, "fs/ext2/ext2.ko") != NULL;
+	fclose(f);
+	return !found;
+}
+
+bool kernel_supports_override(const struct kernel_paths *kp, const char *fstype)
+{
+	if (strcmp(fstype, "ext2") == 0) {
+		if (exists(kp->sysfs, "fs/ext2/features/uid_gid_override"))
+			return true;
+		/* a separate ext2 driver (patched or not) serves ext2 */
+		if (exists(kp->sysfs, "fs/ext2") || exists(kp->sysfs, "module/ext2"))
+			return false;
+		if (!module_list_without_ext2(kp->modules, "modules.builtin") ||
+		    !module_list_without_ext2(kp->modules, "modules.dep"))
+			return false;
+	} else if (strcmp(fstype, "ext3") != 0 && strcmp(fstype, "ext4") != 0) {
+		return false;
+	}
+	return exists(kp->sysfs, "fs/ext4/features/uid_gid_override");
+}
+
+bool kernel_supports_override_running(const char *fstype)
+{
+	struct utsname u;
+	char modules[PATH_MAX] = "";
+	struct kernel_paths kp = { SYSFS_ROOT, modules };
+
+	if (uname(&u) == 0)
+		snprintf(modules, sizeof(modules), "%s/%s", MODULES_ROOT, u.release);
+	return kernel_supports_override(&kp, fstype);
+}
