@@ -8,37 +8,23 @@
 #   tests/unit/hardening.sh
 #
 # stdout: one "PASS helper.hardening.NAME" / "FAIL helper.hardening.NAME: why"
-# per property. Build output in build/release/build.log. Exit 0 unless the
+# per property. Built by tools/build-helper.sh; output in build/release/build.log. Exit 0 unless the
 # build breaks ("FAIL helper.hardening.build: why", exit 1).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_PREFIX=helper.hardening.
 build=$top/build/release
 dest=$build/destdir
-log=$build/build.log
-mkdir -p "$build"
 rm -rf "$dest"
-: >"$log"
-{
-	(cd "$top" && autoreconf -fi) &&
-		(cd "$build" && "$top/configure" --prefix=/usr --sysconfdir=/etc --enable-werror) &&
-		make -C "$build" -j"$(nproc)" &&
-		make -C "$build" install DESTDIR="$dest"
-} >>"$log" 2>&1 || {
-	echo "FAIL helper.hardening.build: configure, make or make install failed (see $log)"
+if ! "$top/tools/build-helper.sh" --install "$dest" "$build" >/dev/null 2>&1; then
+	fail_always build "configure, make or make install failed (see $build/build.log)"
 	exit 1
-}
+fi
 
 bin=$dest/usr/sbin/mount.ext4
-check() { # NAME WHY CMD...
-	local name=$1 why=$2
-	shift 2
-	if "$@"; then
-		echo "PASS helper.hardening.$name"
-	else
-		echo "FAIL helper.hardening.$name: $why"
-	fi
-}
 headers=$(readelf -lhd --wide "$bin")
 symbols=$(readelf --dyn-syms --wide "$bin")
 check pie "ELF type is not DYN with the PIE flag" \

@@ -24,13 +24,15 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
 build=$top/build/asan
 log=$build/build.log
 mkdir -p "$build"
 : >"$log"
 
 build_fail() {
-	echo "FAIL helper.build: $1 (see $log)"
+	fail_always helper.build "$1 (see $log)"
 	tail -n 30 "$log" >&2 || true
 	exit 1
 }
@@ -58,27 +60,6 @@ step "make check programs" make -j"$(nproc)" check TESTS=
 
 read -r -a patterns <<<"${EXTOWN_TEST_FILTER:-}"
 
-# selected NAME: status 0 when NAME contains one of the patterns (a glob)
-selected() {
-	local p
-	[ "${#patterns[@]}" -gt 0 ] || return 0
-	for p in "${patterns[@]}"; do
-		# shellcheck disable=SC2254 # the pattern is a glob on purpose
-		case $1 in *$p*) return 0 ;; esac
-	done
-	return 1
-}
-
-# only the selected PASS/FAIL/SKIP lines of standard input
-select_lines() {
-	local line name
-	while IFS= read -r line; do
-		name=${line#* }
-		selected "${name%%: *}" && printf '%s\n' "$line"
-	done
-	return 0
-}
-
 export ASAN_OPTIONS="abort_on_error=0:detect_leaks=1:exitcode=99"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:exitcode=98"
 
@@ -92,12 +73,12 @@ run_prog() {
 	case $rc in
 	0 | 77) ;;
 	1) printf '%s\n' "$out" | grep -q '^FAIL ' ||
-		echo "FAIL helper.$name.run: exited with status 1 and no FAIL line (crash in $log)" ;;
-	*) echo "FAIL helper.$name.run: exited with status $rc (sanitizer report or crash in $log)" ;;
+		fail_always "helper.$name.run" "exited with status 1 and no FAIL line (crash in $log)" ;;
+	*) fail_always "helper.$name.run" "exited with status $rc (sanitizer report or crash in $log)" ;;
 	esac
 	if [ "$rc" -eq 0 ] && [ "${#patterns[@]}" -eq 0 ] &&
 		! printf '%s\n' "$out" | grep -qE '^(PASS|FAIL|SKIP) '; then
-		echo "FAIL helper.$name.run: printed no test result"
+		fail_always "helper.$name.run" "printed no test result"
 	fi
 	return 0
 }
@@ -115,16 +96,15 @@ if [ -x "$build/tests/unit/test-device" ]; then
 	LSAN_OPTIONS="suppressions=$build/lsan-umockdev.supp" \
 		run_prog device umockdev-wrapper "$build/tests/unit/test-device"
 else
-	echo "FAIL helper.udev.build: umockdev (libumockdev-dev, umockdev) not installed;" \
-		"run tools/install-deps-userspace.sh"
+	fail helper.udev.build "umockdev (libumockdev-dev, umockdev) not installed; run tools/install-deps-userspace.sh"
 fi
 
 # The installed setuid binary is hardened (a release build: only when one
 # of its checks is selected).
 hardening_names="build pie pie_flag relro bind_now stack_protector fortify setuid_root"
 for h in $hardening_names; do
-	if selected "helper.hardening.$h"; then
-		{ "$top/tests/unit/hardening.sh" || true; } | select_lines
+	if t_selected "helper.hardening.$h"; then
+		"$top/tests/unit/hardening.sh" || true
 		break
 	fi
 done
@@ -132,15 +112,15 @@ done
 # The man pages render without groff warnings.
 for page in mount-helper/mount.ext4.8 mount-helper/extown.conf.5; do
 	name="helper.man.$(basename "$page")_renders"
-	selected "$name" || continue
+	t_selected "$name" || continue
 	if ! command -v groff >/dev/null 2>&1; then
-		echo "FAIL $name: groff not installed (run tools/install-deps-userspace.sh)"
+		fail "$name" "groff not installed (run tools/install-deps-userspace.sh)"
 		continue
 	fi
 	warn=$(groff -man -Tutf8 -ww -z "$top/$page" 2>&1) || true
 	if [ -n "$warn" ]; then
-		echo "FAIL $name: $(printf '%s' "$warn" | head -n 1)"
+		fail "$name" "$(printf '%s' "$warn" | head -n 1)"
 	else
-		echo "PASS $name"
+		pass "$name"
 	fi
 done
