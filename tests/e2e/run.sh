@@ -341,11 +341,7 @@ host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-OWNER NEW-PATHS...
 		after=$uid:$gid
 		[ "$before" = "$after" ] || diffs+="$p (inode $ino) $before -> $after; "
 	done
-	if [ -z "$diffs" ]; then
-		pass "$label.disk_old_files_keep_owner"
-	else
-		fail "$label.disk_old_files_keep_owner" "$diffs"
-	fi
+	check_none "$label.disk_old_files_keep_owner" "$diffs"
 	for p in "$@"; do
 		read -r _ _ uid gid _ _ <<<"$(ondisk_info "$fsimg" "$p")"
 		if [ "$uid:$gid" = "$want" ]; then

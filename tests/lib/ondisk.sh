@@ -94,11 +94,7 @@ ondisk_compare() {
 		[ -n "$ia" ] || diffs+="$p missing; "
 		[ "$ia" = "$ib" ] || diffs+="$p: '$ia' vs '$ib'; "
 	done
-	if [ -z "$diffs" ]; then
-		pass "$label.K11.same_on_disk_result"
-	else
-		fail "$label.K11.same_on_disk_result" "$diffs"
-	fi
+	check_none "$label.K11.same_on_disk_result" "$diffs"
 }
 
 # "INO UID GID" of every inode the inode bitmap marks in use: the root
@@ -143,11 +139,7 @@ rel_check_image() {
 			bad_old+="inode $ino ($p) is ${owner[$ino]:-not in use}, was $uid:$gid; "
 		fi
 	done <"$manifest"
-	if [ -z "$bad_old" ]; then
-		pass "$name.preexisting_owner_kept"
-	else
-		fail "$name.preexisting_owner_kept" "$(head -c 400 <<<"$bad_old")"
-	fi
+	check_none "$name.preexisting_owner_kept" "$(head -c 400 <<<"$bad_old")"
 	for ino in "${!owner[@]}"; do
 		[ -z "${old[$ino]:-}" ] || continue
 		n_new=$((n_new + 1))

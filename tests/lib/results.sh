@@ -30,6 +30,9 @@
 #       PASS when it succeeds, FAIL NAME: WHY otherwise
 #   check_eq NAME WHAT EXPECTED ACTUAL
 #       PASS when EXPECTED = ACTUAL, else "FAIL NAME: WHAT: expected 'E', got 'A'"
+#   check_none NAME FOUND
+#       PASS when FOUND (a list of what went wrong) is empty, else
+#       "FAIL NAME: FOUND"
 #   t_selected NAME
 #       status 0 when NAME (without T_PREFIX) is selected
 #   t_wanted TAG...
@@ -86,6 +89,14 @@ check_eq() {
 		pass "$1"
 	else
 		fail "$1" "$2: expected '$3', got '$4'"
+	fi
+}
+
+check_none() {
+	if [ -z "$2" ]; then
+		pass "$1"
+	else
+		fail "$1" "$2"
 	fi
 }
 

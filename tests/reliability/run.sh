@@ -84,11 +84,7 @@ dmesg_check() { # NAME DMESG_FILE
 	local bad
 	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|EXT4-fs error|EXT2-fs \([a-z0-9]+\): error:|JBD2: .*error' \
 		"$2" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
-	if [ -z "$bad" ]; then
-		pass "$1.dmesg_clean"
-	else
-		fail "$1.dmesg_clean" "$bad"
-	fi
+	check_none "$1.dmesg_clean" "$bad"
 }
 
 # --- 1. random operations -------------------------------------------------

@@ -41,6 +41,16 @@ klog() {
 }
 mounted_at() { grep -c " $1 " /proc/mounts; }
 mount_opts() { awk -v m="$1" '$2 == m { print $4 }' /proc/mounts; }
+# refused_mount REFUSED-NAME MESSAGE-NAME WHAT ERRNO WORD DEV MNT TYPE OPTS:
+# mounting DEV on MNT with OPTS fails with ERRNO, and the kernel says why in
+# a message containing WORD
+refused_mount() {
+	r=$($VMTOOL mount "$6" "$7" "$8" "$9")
+	k=$(klog "$3")
+	check_eq "$1" "$3" "$4" "$r"
+	check_eq "$2" "kernel message naming '$5'" yes "$(echo "$k" | grep -qi "$5" && echo yes || echo no)"
+	[ "$r" = OK ] && umount "$7"
+}
 has_opt() { # OPTS WORD
 	case ",$1," in *",$2,"*) echo yes ;; *) echo no ;; esac
 }
@@ -153,12 +163,8 @@ suite_override() {
 	klog "$l K7" >/dev/null
 
 	# K13: a second mount of the same device shares the superblock.
-	r=$($VMTOOL mount "$dev" "$m.2" "$t" "uid=7,gid=7")
-	k=$(klog "$l second mount uid=7")
-	check_eq "$l.K13.second_mount_other_ids_refused" "second mount with uid=7" EBUSY "$r"
-	check_eq "$l.K13.second_mount_message" "kernel message" yes \
-		"$(echo "$k" | grep -qi 'uid' && echo yes || echo no)"
-	[ "$r" = OK ] && umount "$m.2"
+	refused_mount "$l.K13.second_mount_other_ids_refused" "$l.K13.second_mount_message" \
+		"$l: second mount with uid=7" EBUSY uid "$dev" "$m.2" "$t" "uid=7,gid=7"
 	r=$($VMTOOL mount "$dev" "$m.2" "$t" "uid=$ALICE,gid=$ALICE")
 	check_eq "$l.K13.second_mount_same_ids_ok" "second mount with the same ids" OK "$r"
 	[ "$r" = OK ] && umount "$m.2"
@@ -303,23 +309,15 @@ suite_bad_values() {
 suite_quota() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
 	for q in usrquota grpquota quota; do
-		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,$q")
-		k=$(klog "$l uid with $q")
-		check_eq "$l.K9.$q.refused" "mount -o uid=$ALICE,$q" EINVAL "$r"
-		check_eq "$l.K9.$q.message" "kernel message about quota" yes \
-			"$(echo "$k" | grep -qi quota && echo yes || echo no)"
-		[ "$r" = OK ] && umount "$m"
+		refused_mount "$l.K9.$q.refused" "$l.K9.$q.message" \
+			"$l: mount -o uid=$ALICE,$q" EINVAL quota "$dev" "$m" "$t" "uid=$ALICE,$q"
 	done
 }
 
 suite_quota_feature() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
-	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE")
-	k=$(klog "$l uid on quota feature")
-	check_eq "$l.K9.quota_feature_refused" "mount -o uid=$ALICE on -O quota image" EINVAL "$r"
-	check_eq "$l.K9.quota_feature_message" "kernel message about quota" yes \
-		"$(echo "$k" | grep -qi quota && echo yes || echo no)"
-	[ "$r" = OK ] && umount "$m"
+	refused_mount "$l.K9.quota_feature_refused" "$l.K9.quota_feature_message" \
+		"$l: mount -o uid=$ALICE on the -O quota image" EINVAL quota "$dev" "$m" "$t" "uid=$ALICE"
 	r=$($VMTOOL mount "$dev" "$m" "$t" "")
 	check_eq "$l.K9.quota_feature_mounts_without_uid" "plain mount of the quota image" OK "$r"
 	[ "$r" = OK ] && umount "$m"

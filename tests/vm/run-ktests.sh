@@ -109,11 +109,7 @@ run_vm() {
 	local bad
 	bad=$(grep -E 'BUG:|WARNING:|Oops|Call Trace|EXT4-fs error|EXT2-fs \([a-z0-9]+\): error:' \
 		"$dir/vm/guest/dmesg" "$g/dmesg" 2>/dev/null | head -n 3 | tr '\n' ' ' || true)
-	if [ -z "$bad" ]; then
-		pass "$k.dmesg_clean"
-	else
-		fail "$k.dmesg_clean" "$bad"
-	fi
+	check_none "$k.dmesg_clean" "$bad"
 }
 
 # --- host-side checks of one image -------------------------------------
