@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Minimal test harness: each test is a function that returns 0, or -1 with
- * the reason in why. RUN() prints exactly one line per selected test:
+ * Minimal test harness: each test is a function, defined with
+ *	TEST(t_name, "helper.LABEL.what") { ... }
+ * that returns 0, or -1 with the reason in why (CHECK() fills it). Each
+ * selected test prints exactly one line:
  *	PASS <name>
  *	FAIL <name>: <why>
  *	SKIP <name>: <why>
@@ -18,8 +20,8 @@
  * test FAILed, else 0 when one PASSed, else 77 (all skipped, or none
  * selected). Anything else is a crash or a sanitizer's exit code.
  *
- * main() declares "struct tap tap = tap_init(argc, argv);" and returns
- * tap_status(&tap); RUN() uses that local tap.
+ * main() is "return tap_main(argc, argv);", or, with set-up of its own,
+ * tap_init(), the set-up, tap_run_all() and tap_status().
  */
 #ifndef EXTOWN_TAP_H
 #define EXTOWN_TAP_H
@@ -27,6 +29,7 @@
 #include <fnmatch.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WHY_LEN 512
@@ -112,7 +115,52 @@ static inline int tap_status(const struct tap *t)
 	return t->passed ? 0 : TAP_SKIP;
 }
 
-#define RUN(name, fn) tap_run(&tap, name, fn)
+/*
+ * TEST(fn, "name") { ... } defines a test: the function fn (its argument is
+ * why, the reason buffer) registered under name before main runs, as
+ * kselftest's harness does. tap_run_all() runs the registered tests in the
+ * order they are defined; tap_main() is a main that does only that.
+ */
+#define TAP_MAX_TESTS 128
+
+struct tap_case {
+	const char *name;
+	test_fn fn;
+};
+
+static struct tap_case tap_cases[TAP_MAX_TESTS];
+static int tap_ncases;
+
+static inline void tap_register(const char *name, test_fn fn)
+{
+	if (tap_ncases == TAP_MAX_TESTS) {
+		fprintf(stderr, "tap.h: more than %d tests: raise TAP_MAX_TESTS\n", TAP_MAX_TESTS);
+		abort();
+	}
+	tap_cases[tap_ncases++] = (struct tap_case){ name, fn };
+}
+
+#define TEST(fn, name) \
+	static int fn(char *why); \
+	__attribute__((constructor)) static void fn##_register(void) \
+	{ \
+		tap_register(name, fn); \
+	} \
+	static int fn(char *why)
+
+static inline void tap_run_all(struct tap *t)
+{
+	for (int i = 0; i < tap_ncases; i++)
+		tap_run(t, tap_cases[i].name, tap_cases[i].fn);
+}
+
+static inline int tap_main(int argc, char *const argv[])
+{
+	struct tap t = tap_init(argc, argv);
+
+	tap_run_all(&t);
+	return tap_status(&t);
+}
 
 /* CHECK(cond, fmt, ...): on false, fill why and return -1 */
 #define CHECK(cond, ...) do { \

@@ -57,7 +57,7 @@ static void add_block(const char *name, const char *devnum, const char *major,
 		printf("FAIL helper.udev.setup: cannot link /sys/dev/block/%s\n", devnum);
 }
 
-static int t_tagged(char *why)
+TEST(t_tagged, "helper.H3.udev_tagged_device_is_removable")
 {
 	struct device_info info;
 
@@ -68,7 +68,7 @@ static int t_tagged(char *why)
 	return 0;
 }
 
-static int t_untagged(char *why)
+TEST(t_untagged, "helper.H2.udev_untagged_device_not_removable")
 {
 	struct device_info info;
 
@@ -78,7 +78,7 @@ static int t_untagged(char *why)
 	return 0;
 }
 
-static int t_not_one(char *why)
+TEST(t_not_one, "helper.H2.udev_property_not_1_not_removable")
 {
 	struct device_info info;
 
@@ -87,7 +87,7 @@ static int t_not_one(char *why)
 	return 0;
 }
 
-static int t_kernel_removable_ignored(char *why)
+TEST(t_kernel_removable_ignored, "helper.H2.udev_kernel_removable_flag_not_used")
 {
 	struct device_info info;
 
@@ -98,7 +98,7 @@ static int t_kernel_removable_ignored(char *why)
 	return 0;
 }
 
-static int t_unknown(char *why)
+TEST(t_unknown, "helper.H2.udev_unknown_device_not_removable")
 {
 	struct device_info info;
 
@@ -123,13 +123,7 @@ int main(int argc, char *argv[])
 	g_free(path);
 	if (link_block_devnum("sdd", "8:48"))
 		tap_setup_fail(&tap, "helper.udev.setup", "cannot link /sys/dev/block/8:48");
-
-	RUN("helper.H3.udev_tagged_device_is_removable", t_tagged);
-	RUN("helper.H2.udev_untagged_device_not_removable", t_untagged);
-	RUN("helper.H2.udev_property_not_1_not_removable", t_not_one);
-	RUN("helper.H2.udev_kernel_removable_flag_not_used", t_kernel_removable_ignored);
-	RUN("helper.H2.udev_unknown_device_not_removable", t_unknown);
-
+	tap_run_all(&tap);
 	g_object_unref(tb);
 	return tap_status(&tap);
 }

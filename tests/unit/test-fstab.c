@@ -36,7 +36,7 @@ static int grant(const char *line, uid_t uid, const gid_t *groups, size_t n,
 static const gid_t user_groups[] = { 1000 };
 static const gid_t root_group[] = { 0 };
 
-static int t_user_grants(char *why)
+TEST(t_user_grants, "helper.H3.fstab_user_and_users_entries_grant")
 {
 	struct fstab_grant g;
 	char line[256], err[300] = "";
@@ -56,7 +56,7 @@ static int t_user_grants(char *why)
 	return 0;
 }
 
-static int t_no_user_option(char *why)
+TEST(t_no_user_option, "helper.H4.fstab_entry_without_user_refused")
 {
 	struct fstab_grant g;
 	char line[256], err[300] = "";
@@ -71,7 +71,7 @@ static int t_no_user_option(char *why)
 	return 0;
 }
 
-static int t_wrong_entry(char *why)
+TEST(t_wrong_entry, "helper.H4.fstab_other_entry_refused")
 {
 	struct fstab_grant g;
 	char line[256], err[300] = "";
@@ -89,7 +89,7 @@ static int t_wrong_entry(char *why)
 	return 0;
 }
 
-static int t_owner_group(char *why)
+TEST(t_owner_group, "helper.H3.fstab_owner_and_group_as_mount8")
 {
 	struct fstab_grant g;
 	char line[256], err[300] = "";
@@ -111,7 +111,7 @@ static int t_owner_group(char *why)
 }
 
 /* Issue 10 defect 6: of user/nouser (users/nousers ...) the last one wins */
-static int t_last_wins(char *why)
+TEST(t_last_wins, "helper.H8.fstab_user_nouser_last_wins")
 {
 	static const char *const refused[] = {
 		"user,nouser", "users,nousers", "defaults,user,nouser,noauto",
@@ -141,7 +141,7 @@ static int t_last_wins(char *why)
 
 /* Issue 10 defects 4, 7: a loop device matches a "loop" entry only when it
  * serves exactly that file at that offset and size limit */
-static int t_loop_entry(char *why)
+TEST(t_loop_entry, "helper.H8.fstab_loop_entry_matches_device_status")
 {
 	struct fstab_grant g;
 	struct loop_backing b = { 0 };
@@ -191,14 +191,7 @@ int main(int argc, char *argv[])
 	snprintf(fstab, sizeof(fstab), "%s/fstab", dir);
 	snprintf(mnt, sizeof(mnt), "%s/mnt", dir);
 	mkdir(mnt, 0755);
-
-	RUN("helper.H3.fstab_user_and_users_entries_grant", t_user_grants);
-	RUN("helper.H4.fstab_entry_without_user_refused", t_no_user_option);
-	RUN("helper.H4.fstab_other_entry_refused", t_wrong_entry);
-	RUN("helper.H3.fstab_owner_and_group_as_mount8", t_owner_group);
-	RUN("helper.H8.fstab_user_nouser_last_wins", t_last_wins);
-	RUN("helper.H8.fstab_loop_entry_matches_device_status", t_loop_entry);
-
+	tap_run_all(&tap);
 	unlink(fstab);
 	rmdir(mnt);
 	rmdir(dir);

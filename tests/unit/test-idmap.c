@@ -14,7 +14,7 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static int t_root_owner_wins(char *why)
+TEST(t_root_owner_wins, "helper.idmap.owner_is_root_directory_owner")
 {
 	struct idmap_ids root = { 1234, 1235 };
 	struct idmap_ids e[] = { { 4321, 4321 }, { 4321, 4321 }, { 0, 0 } };
@@ -27,7 +27,7 @@ static int t_root_owner_wins(char *why)
 	return 0;
 }
 
-static int t_root_0_most_frequent(char *why)
+TEST(t_root_0_most_frequent, "helper.idmap.root_0_most_frequent_owner_below")
 {
 	struct idmap_ids root = { 0, 0 };
 	struct idmap_ids e[] = {
@@ -45,7 +45,7 @@ static int t_root_0_most_frequent(char *why)
 	return 0;
 }
 
-static int t_tie_to_smaller_and_none(char *why)
+TEST(t_tie_to_smaller_and_none, "helper.idmap.ties_to_smaller_id_and_no_owner")
 {
 	struct idmap_ids root = { 0, 7 };
 	struct idmap_ids tie[] = { { 5000, 1 }, { 3000, 1 }, { 5000, 1 }, { 3000, 1 } };
@@ -64,7 +64,7 @@ static int t_tie_to_smaller_and_none(char *why)
 	return 0;
 }
 
-static int t_map_one_way(char *why)
+TEST(t_map_one_way, "helper.idmap.map_shows_owner_one_way_caller_unmapped")
 {
 	char buf[IDMAP_MAP_LEN];
 	/* disk 1234 shown as 1000; disk 1000 has no line (overflow id) */
@@ -79,7 +79,7 @@ static int t_map_one_way(char *why)
 	return 0;
 }
 
-static int t_map_edges(char *why)
+TEST(t_map_edges, "helper.idmap.map_identity_adjacent_and_extreme_ids")
 {
 	char buf[IDMAP_MAP_LEN], small[20];
 
@@ -99,7 +99,7 @@ static int t_map_edges(char *why)
 	return 0;
 }
 
-static int t_status_pid(char *why)
+TEST(t_status_pid, "helper.idmap.status_pid_is_own_namespace_pid")
 {
 	CHECK(idmap_status_pid("Name:\tx\nPid:\t55\nPPid:\t1\nNSpid:\t55\t3\n") == 3,
 	      "NSpid: the last number is the pid in its own namespace");
@@ -141,7 +141,7 @@ static pid_t park_in_userns(int *hold)
 	return pid;
 }
 
-static int t_proc_dir_checked(char *why)
+TEST(t_proc_dir_checked, "helper.idmap.proc_dir_of_another_process_refused")
 {
 	char path[64], w[256] = "";
 	int hold, fd, tmp;
@@ -215,7 +215,7 @@ static int read_maps_in(int fd, char *out, size_t outsz)
 	return 0;
 }
 
-static int t_userns_has_the_maps(char *why)
+TEST(t_userns_has_the_maps, "helper.idmap.userns_has_the_maps")
 {
 	char um[IDMAP_MAP_LEN], gm[IDMAP_MAP_LEN], seen[512], w[256] = "";
 	int fd;
@@ -239,7 +239,7 @@ static int t_userns_has_the_maps(char *why)
 	return 0;
 }
 
-static int t_scan_directory(char *why)
+TEST(t_scan_directory, "helper.idmap.scan_reads_root_and_entries")
 {
 	char dir[] = "/tmp/test-idmap.XXXXXX", p[64];
 	struct idmap_owner o;
@@ -278,15 +278,5 @@ static int t_scan_directory(char *why)
 
 int main(int argc, char *argv[])
 {
-	struct tap tap = tap_init(argc, argv);
-	RUN("helper.idmap.owner_is_root_directory_owner", t_root_owner_wins);
-	RUN("helper.idmap.root_0_most_frequent_owner_below", t_root_0_most_frequent);
-	RUN("helper.idmap.ties_to_smaller_id_and_no_owner", t_tie_to_smaller_and_none);
-	RUN("helper.idmap.map_shows_owner_one_way_caller_unmapped", t_map_one_way);
-	RUN("helper.idmap.map_identity_adjacent_and_extreme_ids", t_map_edges);
-	RUN("helper.idmap.status_pid_is_own_namespace_pid", t_status_pid);
-	RUN("helper.idmap.proc_dir_of_another_process_refused", t_proc_dir_checked);
-	RUN("helper.idmap.userns_has_the_maps", t_userns_has_the_maps);
-	RUN("helper.idmap.scan_reads_root_and_entries", t_scan_directory);
-	return tap_status(&tap);
+	return tap_main(argc, argv);
 }

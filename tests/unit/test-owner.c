@@ -42,7 +42,7 @@ static int decide_apply(const struct owner_input *in, struct owner_decision *d,
 	return opts_apply_owner(out, d, notes);
 }
 
-static int t_untagged_left_alone(char *why)
+TEST(t_untagged_left_alone, "helper.H2.untagged_device_left_alone")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -61,7 +61,7 @@ static int t_untagged_left_alone(char *why)
 	return 0;
 }
 
-static int t_root_untagged_exact(char *why)
+TEST(t_root_untagged_exact, "helper.H2.root_mount_of_internal_disk_exact")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -84,7 +84,7 @@ static int t_root_untagged_exact(char *why)
 	return 0;
 }
 
-static int t_tagged_user_gets_owner(char *why)
+TEST(t_tagged_user_gets_owner, "helper.H3.tagged_user_mount_gets_uid_gid")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -106,7 +106,7 @@ static int t_tagged_user_gets_owner(char *why)
 	return 0;
 }
 
-static int t_primary_gid_used(char *why)
+TEST(t_primary_gid_used, "helper.H3.primary_gid_of_user_used")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -125,7 +125,7 @@ static int t_primary_gid_used(char *why)
 	return 0;
 }
 
-static int t_suid_dev_replaced(char *why)
+TEST(t_suid_dev_replaced, "helper.H3.suid_dev_replaced_by_nosuid_nodev")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -145,7 +145,7 @@ static int t_suid_dev_replaced(char *why)
 	return 0;
 }
 
-static int t_udisks_untouched(char *why)
+TEST(t_udisks_untouched, "helper.H5.udisks_options_untouched")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -165,7 +165,7 @@ static int t_udisks_untouched(char *why)
 	return 0;
 }
 
-static int t_root_uid_respected(char *why)
+TEST(t_root_uid_respected, "helper.H5.root_uid_respected")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -187,7 +187,7 @@ static int t_root_uid_respected(char *why)
 	return 0;
 }
 
-static int t_user_uid_not_duplicated(char *why)
+TEST(t_user_uid_not_duplicated, "helper.H5.user_uid_not_duplicated")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -206,7 +206,7 @@ static int t_user_uid_not_duplicated(char *why)
 	return 0;
 }
 
-static int t_root_no_default_owner(char *why)
+TEST(t_root_no_default_owner, "helper.H3.root_mount_without_default_owner_untouched")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -221,7 +221,7 @@ static int t_root_no_default_owner(char *why)
 	return 0;
 }
 
-static int t_root_default_owner(char *why)
+TEST(t_root_default_owner, "helper.H7.root_mount_gets_default_owner")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -249,7 +249,7 @@ static int t_root_default_owner(char *why)
 	return 0;
 }
 
-static int t_policy_disabled(char *why)
+TEST(t_policy_disabled, "helper.H7.enabled_no_turns_override_off")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -263,7 +263,7 @@ static int t_policy_disabled(char *why)
 	return 0;
 }
 
-static int t_policy_uuid_lists(char *why)
+TEST(t_policy_uuid_lists, "helper.H7.allow_and_deny_uuid")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -288,7 +288,7 @@ static int t_policy_uuid_lists(char *why)
 	return 0;
 }
 
-static int t_policy_allow_group(char *why)
+TEST(t_policy_allow_group, "helper.H7.allow_group")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -305,7 +305,7 @@ static int t_policy_allow_group(char *why)
 	return 0;
 }
 
-static int t_kernel_missing(char *why)
+TEST(t_kernel_missing, "helper.H6.kernel_without_support_fallback_off_unchanged")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -324,7 +324,7 @@ static int t_kernel_missing(char *why)
 	return 0;
 }
 
-static int t_idmap_for_user(char *why)
+TEST(t_idmap_for_user, "helper.H6.kernel_without_support_idmap_for_user")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -348,7 +348,7 @@ static int t_idmap_for_user(char *why)
 	return 0;
 }
 
-static int t_idmap_given(char *why)
+TEST(t_idmap_given, "helper.H6.given_uid_gid_idmapped_and_removed")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -391,7 +391,7 @@ static int t_idmap_given(char *why)
 	return 0;
 }
 
-static int t_idmap_given_without_fallback(char *why)
+TEST(t_idmap_given_without_fallback, "helper.H6.given_uid_gid_removed_without_fallback")
 {
 	static const char opts[] = "rw,nosuid,nodev,uid=1000,gid=1000,uhelper=udisks2";
 	struct policy p[2];
@@ -419,7 +419,7 @@ static int t_idmap_given_without_fallback(char *why)
 	return 0;
 }
 
-static int t_idmap_not_for_malformed_or_remount(char *why)
+TEST(t_idmap_not_for_malformed_or_remount, "helper.H6.malformed_or_remount_not_idmapped")
 {
 	struct policy p;
 	struct owner_decision d;
@@ -498,7 +498,7 @@ static int in_tmp_root(int (*checks)(const char *root, char *why), char *why)
 
 static int sysfs_checks(const char *root, char *why);
 
-static int t_sysfs_detection(char *why)
+TEST(t_sysfs_detection, "helper.H6.sysfs_feature_file_detection")
 {
 	return in_tmp_root(sysfs_checks, why);
 }
@@ -560,13 +560,13 @@ static int modules_checks(const char *root, char *why)
 	return 0;
 }
 
-static int t_modules_detection(char *why)
+TEST(t_modules_detection, "helper.H6.ext2_served_by_whom_from_module_lists")
 {
 	return in_tmp_root(modules_checks, why);
 }
 
 /* H9: remounts, binds, moves and the boot filesystems get no owner */
-static int t_passthrough_and_boot(char *why)
+TEST(t_passthrough_and_boot, "helper.H9.passthrough_and_boot_filesystems_untouched")
 {
 	struct policy p;
 	struct owner_input in;
@@ -601,7 +601,7 @@ static int t_passthrough_and_boot(char *why)
 }
 
 /* H10: a policy file that exists but cannot be used adds no owner */
-static int t_broken_policy_closed(char *why)
+TEST(t_broken_policy_closed, "helper.H10.broken_policy_adds_no_owner")
 {
 	struct policy p;
 	struct owner_input in;
@@ -619,28 +619,5 @@ static int t_broken_policy_closed(char *why)
 
 int main(int argc, char *argv[])
 {
-	struct tap tap = tap_init(argc, argv);
-	RUN("helper.H2.untagged_device_left_alone", t_untagged_left_alone);
-	RUN("helper.H2.root_mount_of_internal_disk_exact", t_root_untagged_exact);
-	RUN("helper.H3.tagged_user_mount_gets_uid_gid", t_tagged_user_gets_owner);
-	RUN("helper.H3.primary_gid_of_user_used", t_primary_gid_used);
-	RUN("helper.H3.suid_dev_replaced_by_nosuid_nodev", t_suid_dev_replaced);
-	RUN("helper.H3.root_mount_without_default_owner_untouched", t_root_no_default_owner);
-	RUN("helper.H5.udisks_options_untouched", t_udisks_untouched);
-	RUN("helper.H5.root_uid_respected", t_root_uid_respected);
-	RUN("helper.H5.user_uid_not_duplicated", t_user_uid_not_duplicated);
-	RUN("helper.H6.kernel_without_support_fallback_off_unchanged", t_kernel_missing);
-	RUN("helper.H6.kernel_without_support_idmap_for_user", t_idmap_for_user);
-	RUN("helper.H6.given_uid_gid_idmapped_and_removed", t_idmap_given);
-	RUN("helper.H6.given_uid_gid_removed_without_fallback", t_idmap_given_without_fallback);
-	RUN("helper.H6.malformed_or_remount_not_idmapped", t_idmap_not_for_malformed_or_remount);
-	RUN("helper.H6.sysfs_feature_file_detection", t_sysfs_detection);
-	RUN("helper.H6.ext2_served_by_whom_from_module_lists", t_modules_detection);
-	RUN("helper.H9.passthrough_and_boot_filesystems_untouched", t_passthrough_and_boot);
-	RUN("helper.H10.broken_policy_adds_no_owner", t_broken_policy_closed);
-	RUN("helper.H7.root_mount_gets_default_owner", t_root_default_owner);
-	RUN("helper.H7.enabled_no_turns_override_off", t_policy_disabled);
-	RUN("helper.H7.allow_and_deny_uuid", t_policy_uuid_lists);
-	RUN("helper.H7.allow_group", t_policy_allow_group);
-	return tap_status(&tap);
+	return tap_main(argc, argv);
 }

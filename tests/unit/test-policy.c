@@ -46,7 +46,7 @@ static bool is_closed(const struct policy *p)
 	return !p->enabled && p->broken && !p->has_default_owner;
 }
 
-static int t_all_keys(char *why)
+TEST(t_all_keys, "helper.H7.policy_parses_every_key")
 {
 	static const char text[] =
 		"# extown policy\n"
@@ -75,7 +75,7 @@ static int t_all_keys(char *why)
 	return 0;
 }
 
-static int t_owner_forms(char *why)
+TEST(t_owner_forms, "helper.H7.policy_default_owner_forms")
 {
 	struct policy p;
 	char err[300] = "";
@@ -89,7 +89,7 @@ static int t_owner_forms(char *why)
 	return 0;
 }
 
-static int t_empty_is_default(char *why)
+TEST(t_empty_is_default, "helper.H7.policy_empty_and_comments_are_defaults")
 {
 	struct policy p;
 	char err[300] = "";
@@ -102,7 +102,7 @@ static int t_empty_is_default(char *why)
 	return 0;
 }
 
-static int t_malformed(char *why)
+TEST(t_malformed, "helper.H7.policy_malformed_refused_with_line")
 {
 	static const struct { const char *text, *expect; } bad[] = {
 		{ "enabled = yes\ncolour = blue\n", "line 2: unknown key 'colour'" },
@@ -141,7 +141,7 @@ static int t_malformed(char *why)
 	return 0;
 }
 
-static int t_long_line(char *why)
+TEST(t_long_line, "helper.H7.policy_overlong_line_refused")
 {
 	char *text = malloc(3000);
 	struct policy p;
@@ -171,7 +171,7 @@ static int write_file(const char *path, const char *text, mode_t mode)
 	return close(fd);
 }
 
-static int t_load_missing(char *why)
+TEST(t_load_missing, "helper.H7.policy_missing_file_is_defaults")
 {
 	struct policy p;
 	char err[300] = "";
@@ -182,7 +182,7 @@ static int t_load_missing(char *why)
 	return 0;
 }
 
-static int t_load_file(char *why)
+TEST(t_load_file, "helper.H7.policy_load_trusts_only_root_files")
 {
 	char dir[] = "/tmp/extown-policy-XXXXXX", path[64];
 	struct policy p;
@@ -257,7 +257,7 @@ static int load_cases(const char *dir, char *why)
 	return 0;
 }
 
-static int t_load_fails_closed(char *why)
+TEST(t_load_fails_closed, "helper.H10.policy_load_fails_closed")
 {
 	char dir[] = "/tmp/extown-policy-XXXXXX";
 	int rc;
@@ -274,14 +274,5 @@ static int t_load_fails_closed(char *why)
 
 int main(int argc, char *argv[])
 {
-	struct tap tap = tap_init(argc, argv);
-	RUN("helper.H7.policy_parses_every_key", t_all_keys);
-	RUN("helper.H7.policy_default_owner_forms", t_owner_forms);
-	RUN("helper.H7.policy_empty_and_comments_are_defaults", t_empty_is_default);
-	RUN("helper.H7.policy_malformed_refused_with_line", t_malformed);
-	RUN("helper.H7.policy_overlong_line_refused", t_long_line);
-	RUN("helper.H7.policy_missing_file_is_defaults", t_load_missing);
-	RUN("helper.H7.policy_load_trusts_only_root_files", t_load_file);
-	RUN("helper.H10.policy_load_fails_closed", t_load_fails_closed);
-	return tap_status(&tap);
+	return tap_main(argc, argv);
 }

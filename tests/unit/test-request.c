@@ -12,7 +12,7 @@
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static int t_parse_mount8_argv(char *why)
+TEST(t_parse_mount8_argv, "helper.H1.parse_mount8_helper_argv")
 {
 	char *argv[] = { "/sbin/mount.ext4", "/dev/sdb1", "/media/stick", "-s", "-f",
 			 "-n", "-v", "-o", "rw,nosuid,nodev,user", "-N", "/proc/1/fd/5" };
@@ -30,7 +30,7 @@ static int t_parse_mount8_argv(char *why)
 	return 0;
 }
 
-static int t_parse_grouped_and_attached(char *why)
+TEST(t_parse_grouped_and_attached, "helper.H1.parse_grouped_and_attached_flags")
 {
 	char *argv[] = { "mount.ext3", "-fnv", "/dev/sdb1", "-ouid=1000", "/mnt", "-r" };
 	struct request rq;
@@ -45,7 +45,7 @@ static int t_parse_grouped_and_attached(char *why)
 	return 0;
 }
 
-static int t_parse_subtype(char *why)
+TEST(t_parse_subtype, "helper.H1.parse_type_with_subtype")
 {
 	char *ok[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-t", "ext2.sub" };
 	char *bad[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-t", "vfat" };
@@ -58,7 +58,7 @@ static int t_parse_subtype(char *why)
 	return 0;
 }
 
-static int t_progname_only_known_names(char *why)
+TEST(t_progname_only_known_names, "helper.H1.progname_only_known_names")
 {
 	CHECK(strcmp(request_progname("/sbin/mount.ext2"), "mount.ext2") == 0, "mount.ext2");
 	CHECK(strcmp(request_progname("mount.ext3"), "mount.ext3") == 0, "mount.ext3");
@@ -68,7 +68,7 @@ static int t_progname_only_known_names(char *why)
 	return 0;
 }
 
-static int t_usage_errors(char *why)
+TEST(t_usage_errors, "helper.H1.usage_errors_refused")
 {
 	char *one[] = { "mount.ext4", "/dev/sdb1" };
 	char *three[] = { "mount.ext4", "/dev/sdb1", "/mnt", "/extra" };
@@ -83,7 +83,7 @@ static int t_usage_errors(char *why)
 }
 
 /* Issue 10 defect 11: a flag a later libmount may pass breaks no mount */
-static int t_unknown_flags_ignored(char *why)
+TEST(t_unknown_flags_ignored, "helper.H1.unknown_flags_ignored")
 {
 	char *argv[] = { "mount.ext4", "/dev/sdb1", "/mnt", "-x", "-vZ", "--future", "-o", "ro" };
 	struct request rq;
@@ -100,7 +100,7 @@ static int t_unknown_flags_ignored(char *why)
 }
 
 /* Issue 10 defect 1 / H8: users add nothing mount(8) would not pass */
-static int t_user_argv_checked(char *why)
+TEST(t_user_argv_checked, "helper.H8.user_argv_options_only_as_mount8")
 {
 	static const char *const ok[] = {
 		"rw,noexec,nosuid,nodev,user", "ro,noexec,nosuid,nodev,user",
@@ -146,7 +146,7 @@ static int t_user_argv_checked(char *why)
 	return 0;
 }
 
-static int t_passthrough_and_loop_opts(char *why)
+TEST(t_passthrough_and_loop_opts, "helper.H9.passthrough_and_loop_options")
 {
 	char *o = strdup("rw,loop,offset=4096,sizelimit=8192,encryption=x,nosuid,loop");
 
@@ -162,7 +162,7 @@ static int t_passthrough_and_loop_opts(char *why)
 
 static const gid_t gids_1000[] = { 1000, 24 };
 
-static int t_h4_uid0_refused(char *why)
+TEST(t_h4_uid0_refused, "helper.H4.user_cannot_request_uid0")
 {
 	char err[300] = "";
 
@@ -172,7 +172,7 @@ static int t_h4_uid0_refused(char *why)
 	return 0;
 }
 
-static int t_h4_other_gid_refused(char *why)
+TEST(t_h4_other_gid_refused, "helper.H4.user_cannot_request_other_gid")
 {
 	char err[300];
 
@@ -183,7 +183,7 @@ static int t_h4_other_gid_refused(char *why)
 	return 0;
 }
 
-static int t_h4_own_ids_allowed(char *why)
+TEST(t_h4_own_ids_allowed, "helper.H4.user_may_request_own_ids")
 {
 	char err[300] = "";
 
@@ -200,7 +200,7 @@ static int t_h4_own_ids_allowed(char *why)
 	return 0;
 }
 
-static int t_h4_every_occurrence_checked(char *why)
+TEST(t_h4_every_occurrence_checked, "helper.H4.every_uid_occurrence_checked")
 {
 	char err[300];
 
@@ -211,7 +211,7 @@ static int t_h4_every_occurrence_checked(char *why)
 	return 0;
 }
 
-static int t_h4_pair_checked(char *why)
+TEST(t_h4_pair_checked, "helper.H4.uid_pair_both_parts_checked")
 {
 	char err[300];
 
@@ -222,7 +222,7 @@ static int t_h4_pair_checked(char *why)
 	return 0;
 }
 
-static int t_h4_malformed_refused(char *why)
+TEST(t_h4_malformed_refused, "helper.H4.malformed_ids_refused")
 {
 	static const char *const bad[] = {
 		"uid", "uid=", "uid=abc", "uid=-1", "uid=1000:", "uid=:1000",
@@ -237,7 +237,7 @@ static int t_h4_malformed_refused(char *why)
 	return 0;
 }
 
-static int t_h4_fstab_granted_id(char *why)
+TEST(t_h4_fstab_granted_id, "helper.H4.id_written_in_fstab_allowed")
 {
 	char err[300] = "";
 
@@ -248,7 +248,7 @@ static int t_h4_fstab_granted_id(char *why)
 	return 0;
 }
 
-static int t_user_options_from_fstab(char *why)
+TEST(t_user_options_from_fstab, "helper.H3.user_mount_options_from_fstab")
 {
 	struct notes warn = { 0 };
 	char *out = NULL;
@@ -267,7 +267,7 @@ static int t_user_options_from_fstab(char *why)
 }
 
 /* owner/group: nosuid,nodev implied (no noexec), user=NAME recorded */
-static int t_owner_group_options(char *why)
+TEST(t_owner_group_options, "helper.H8.owner_group_entries_as_mount8")
 {
 	struct notes warn = { 0 };
 	char *out = NULL;
@@ -282,7 +282,7 @@ static int t_owner_group_options(char *why)
 	return 0;
 }
 
-static int t_user_later_exec_wins(char *why)
+TEST(t_user_later_exec_wins, "helper.H3.user_mount_later_exec_wins")
 {
 	struct notes warn = { 0 };
 	char *out = NULL;
@@ -298,7 +298,7 @@ static int t_user_later_exec_wins(char *why)
 	return 0;
 }
 
-static int t_user_cannot_loosen(char *why)
+TEST(t_user_cannot_loosen, "helper.H3.user_cannot_loosen_fstab_options")
 {
 	struct notes warn = { 0 };
 	char *out = NULL;
@@ -315,7 +315,7 @@ static int t_user_cannot_loosen(char *why)
 	return 0;
 }
 
-static int t_user_may_restrict(char *why)
+TEST(t_user_may_restrict, "helper.H3.user_may_restrict_options")
 {
 	struct notes warn = { 0 };
 	char *out = NULL;
@@ -329,7 +329,7 @@ static int t_user_may_restrict(char *why)
 	return 0;
 }
 
-static int t_resolve_implied_root(char *why)
+TEST(t_resolve_implied_root, "helper.H3.user_implied_options_resolved")
 {
 	char *o = strdup("dev,user,suid");
 
@@ -345,7 +345,7 @@ static int t_resolve_implied_root(char *why)
 	return 0;
 }
 
-static int t_quotes_balanced(char *why)
+TEST(t_quotes_balanced, "helper.H3.unbalanced_quotes_detected")
 {
 	CHECK(opts_quotes_balanced("rw,nosuid"), "no quotes called unbalanced");
 	CHECK(opts_quotes_balanced(NULL), "NULL called unbalanced");
@@ -355,7 +355,7 @@ static int t_quotes_balanced(char *why)
 	return 0;
 }
 
-static int t_last_id(char *why)
+TEST(t_last_id, "helper.H6.last_uid_gid_read")
 {
 	uint32_t id = 7;
 
@@ -376,29 +376,5 @@ static int t_last_id(char *why)
 
 int main(int argc, char *argv[])
 {
-	struct tap tap = tap_init(argc, argv);
-	RUN("helper.H1.parse_mount8_helper_argv", t_parse_mount8_argv);
-	RUN("helper.H1.parse_grouped_and_attached_flags", t_parse_grouped_and_attached);
-	RUN("helper.H1.parse_type_with_subtype", t_parse_subtype);
-	RUN("helper.H1.progname_only_known_names", t_progname_only_known_names);
-	RUN("helper.H1.usage_errors_refused", t_usage_errors);
-	RUN("helper.H1.unknown_flags_ignored", t_unknown_flags_ignored);
-	RUN("helper.H8.user_argv_options_only_as_mount8", t_user_argv_checked);
-	RUN("helper.H9.passthrough_and_loop_options", t_passthrough_and_loop_opts);
-	RUN("helper.H4.user_cannot_request_uid0", t_h4_uid0_refused);
-	RUN("helper.H4.user_cannot_request_other_gid", t_h4_other_gid_refused);
-	RUN("helper.H4.user_may_request_own_ids", t_h4_own_ids_allowed);
-	RUN("helper.H4.every_uid_occurrence_checked", t_h4_every_occurrence_checked);
-	RUN("helper.H4.uid_pair_both_parts_checked", t_h4_pair_checked);
-	RUN("helper.H4.malformed_ids_refused", t_h4_malformed_refused);
-	RUN("helper.H4.id_written_in_fstab_allowed", t_h4_fstab_granted_id);
-	RUN("helper.H3.user_mount_options_from_fstab", t_user_options_from_fstab);
-	RUN("helper.H3.user_mount_later_exec_wins", t_user_later_exec_wins);
-	RUN("helper.H8.owner_group_entries_as_mount8", t_owner_group_options);
-	RUN("helper.H3.user_cannot_loosen_fstab_options", t_user_cannot_loosen);
-	RUN("helper.H3.user_may_restrict_options", t_user_may_restrict);
-	RUN("helper.H3.user_implied_options_resolved", t_resolve_implied_root);
-	RUN("helper.H3.unbalanced_quotes_detected", t_quotes_balanced);
-	RUN("helper.H6.last_uid_gid_read", t_last_id);
-	return tap_status(&tap);
+	return tap_main(argc, argv);
 }
