@@ -43,22 +43,21 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 T_LOG=fstests
 
 kernel='' list=$top/tests/fstests/list runs='plain uid' budget=0 timeout='' gib=3 out=''
-while [ $# -gt 0 ]; do
+# every option takes a value
+while [ $# -gt 1 ]; do
 	case $1 in
-	--kernel) kernel=$2; shift 2 ;;
-	--list) list=$2; shift 2 ;;
-	--runs) runs=$2; shift 2 ;;
-	--budget) budget=$2; shift 2 ;;
-	--timeout) timeout=$2; shift 2 ;;
-	--disk-gib) gib=$2; shift 2 ;;
-	--out) out=$2; shift 2 ;;
-	-h | --help) usage ;;
-	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
+	--kernel) kernel=$2 ;;
+	--list) list=$2 ;;
+	--runs) runs=$2 ;;
+	--budget) budget=$2 ;;
+	--timeout) timeout=$2 ;;
+	--disk-gib) gib=$2 ;;
+	--out) out=$2 ;;
+	*) usage ;;
 	esac
+	shift 2
 done
-[ $# -eq 1 ] || usage
+if [ $# -ne 1 ] || [ "${1#-}" != "$1" ]; then usage; fi
 fst=$(cd "$1" && pwd) || die "no directory $1"
 for n in "$budget" "$gib" ${timeout:+"$timeout"}; do
 	case $n in '' | *[!0-9]*) die "--budget, --timeout and --disk-gib take whole numbers" ;; esac

@@ -33,17 +33,19 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 T_LOG='boot-stock'
 opts=() append='' memory=1536 outdir=''
-while [ $# -gt 0 ]; do
+# its own options; run-vm.sh's (--args, --monitor, ...) are passed on
+for arg in "$@"; do
+	case $arg in -h | --help) usage ;; esac
+done
+while [ $# -gt 0 ] && [ "${1#--}" != "$1" ]; do
+	[ $# -ge 2 ] || usage
 	case $1 in
-	--append) append=$2; shift 2 ;;
-	--memory) memory=$2; shift 2 ;;
-	--out) outdir=$2; shift 2 ;;
-	--args | --monitor | --pidfile | --usb-disk) opts+=("$1" "$2"); shift 2 ;;
-	-h | --help) usage ;;
-	--) shift; break ;;
-	-*) usage ;;
-	*) break ;;
+	--append) append=$2 ;;
+	--memory) memory=$2 ;;
+	--out) outdir=$2 ;;
+	*) opts+=("$1" "$2") ;;
 	esac
+	shift 2
 done
 [ $# -ge 3 ] || usage
 kernel=$1 rootimg=$2
