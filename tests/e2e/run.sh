@@ -3,7 +3,7 @@
 # docs/semantics.md): a Debian 12 guest with systemd, udev, dbus,
 # polkitd and stock udisks2 2.9.4, the project installed by `make install
 # DESTDIR=`, booted under qemu (TCG) on our kernels; USB sticks hot-plugged
-# through the QEMU monitor; `udisksctl mount` run by alice (uid 1000).
+# through QMP; `udisksctl mount` run by alice (uid 1000).
 #
 #   tests/e2e/run.sh
 #
@@ -56,6 +56,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/ondisk.sh"
 # shellcheck source=tests/lib/bases.sh
 . "$top/tests/lib/bases.sh"
+# shellcheck source=tests/lib/qemu.sh
+. "$top/tests/lib/qemu.sh"
 T_LOG=e2e harness_test=e2e
 
 # The kernels of the table: patched and unpatched of each base (the
@@ -299,26 +301,14 @@ e2e_results() {
 	fi
 }
 
-monitor() { # SOCK COMMAND: one QEMU monitor command; its answer on stdout
-	local all
-	# the monitor echoes the command with line-editing escapes; the answer
-	# is what follows the last complete echo of it
-	all=$(printf '%s\n' "$2" | socat -t 2 - "UNIX-CONNECT:$1" 2>&1 |
-		sed 's/\x1b\[[0-9;]*[A-Za-z]//g' | tr -d '\r' | tr '\n' ' ') || true
-	all=${all##*"$2"}
-	all=${all//(qemu)/}
-	echo "${all//  / }"
-}
-
-# hot-plug the USB sticks of DIR through the monitor at SOCK
+# hot-plug the USB sticks of DIR through QMP at SOCK
 plug_sticks() { # DIR SOCK
 	local d=$1 sock=$2 fs answer
 	for fs in ext4 ext2; do
-		answer=$(monitor "$sock" "drive_add 0 if=none,id=stick$fs,file=$d/stick-$fs.img,format=raw")
-		answer+=" / "$(monitor "$sock" "device_add usb-storage,bus=xhci.0,drive=stick$fs,id=usb$fs,removable=on")
-		log "hot-plugged $fs stick: $(tr '\n' ' ' <<<"$answer")"
-		if grep -qi 'error\|could not\|failed' <<<"$answer"; then
-			fail "e2e.hotplug.$fs" "the QEMU monitor said: $(tr '\n' ' ' <<<"$answer")"
+		if answer=$(usb_plug "$sock" "stick$fs" "$d/stick-$fs.img"); then
+			log "hot-plugged $fs stick: $(tr '\n' ' ' <<<"$answer")"
+		else
+			fail "e2e.hotplug.$fs" "QMP said: $(tr '\n' ' ' <<<"$answer")"
 		fi
 	done
 }
@@ -391,13 +381,13 @@ run_vm() { # KERNEL-LABEL
 	[ "$kind" = "$k" ] || p=e2e.${k#*-}
 	case $k in stock-*) kind=$k p=e2e ;; esac
 	make_sticks "$d"
-	sock=$d/monitor.sock
+	sock=$d/qmp.sock
 	s=$SECONDS
 	local img=$work/root.img initrd=none mem=1024
 	if [ -n "${initrd_of[$k]:-}" ]; then
 		img=$work/stock-root.img initrd=${initrd_of[$k]} mem=1536
 	fi
-	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args "$kind" --memory "$mem" \
+	"$top/tools/vm/run-vm.sh" --out "$d/vm" --qmp "$sock" --args "$kind" --memory "$mem" \
 		--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
 		"${kernel[$k]}" "$initrd" "$img:snapshot" "$d/virtio-ext4.img" 900 >"$d/run-vm.out" &
 	pid=$!
@@ -429,9 +419,9 @@ run_vm() { # KERNEL-LABEL
 run_rootusb() {
 	local d=$work/rootusb sock pid rc=0 plugged g s
 	make_sticks "$d"
-	sock=$d/monitor.sock
+	sock=$d/qmp.sock
 	s=$SECONDS
-	"$top/tools/vm/run-vm.sh" --out "$d/vm" --monitor "$sock" --args rootusb \
+	"$top/tools/vm/run-vm.sh" --out "$d/vm" --qmp "$sock" --args rootusb \
 		--usb-disk "$work/rootusb.img:snapshot" \
 		--append "root=PARTUUID=6a6b0e01-01 rootwait rootfstype=ext4 ro systemd.show_status=0" \
 		"${kernel[patched]}" none 600 >"$d/run-vm.out" &

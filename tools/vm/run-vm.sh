@@ -19,9 +19,9 @@
 #   --args A,B,C     passed to every guest script as arguments (extown.args=)
 #   --append STR     extra kernel command line
 #   --memory MB      guest memory (default 1024)
-#   --monitor SOCK   QEMU monitor on unix socket SOCK, plus a qemu-xhci USB
-#                    controller (id xhci) for hot-plugging sticks with
-#                    drive_add / device_add usb-storage,bus=xhci.0,...
+#   --qmp SOCK       QEMU's QMP on unix socket SOCK, plus a qemu-xhci USB
+#                    controller (id xhci) for hot-plugging sticks
+#                    (tests/lib/qemu.sh: usb_plug)
 #   --usb-disk IMG   attach raw image IMG (":ro", ":snapshot" as for DISK) as
 #                    a USB mass-storage disk (usb-storage on a qemu-xhci
 #                    controller, id xhci) present from boot, /dev/sda for
@@ -56,7 +56,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 T_LOG='run-vm'
 
-outdir='' guest_args='' append='' memory=1024 monitor='' pidfile=''
+outdir='' guest_args='' append='' memory=1024 qmp='' pidfile=''
 usb_disks=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -64,7 +64,7 @@ while [ $# -gt 0 ]; do
 	--args) guest_args=$2; shift 2 ;;
 	--append) append=$2; shift 2 ;;
 	--memory) memory=$2; shift 2 ;;
-	--monitor) monitor=$2; shift 2 ;;
+	--qmp) qmp=$2; shift 2 ;;
 	--pidfile) pidfile=$2; shift 2 ;;
 	--usb-disk) usb_disks+=("$2"); shift 2 ;;
 	-h | --help) usage ;;
@@ -141,10 +141,10 @@ qemu=(qemu-system-x86_64 -accel "$accel_opt" -smp 2 -m "$memory"
 	-nographic -no-reboot -nodefaults -serial "file:$outdir/serial.log"
 	-kernel "$kernel" -append "$cmdline" "${drives[@]}")
 [ "$initrd" = none ] || qemu+=(-initrd "$initrd")
-if [ -n "$monitor" ]; then
-	qemu+=(-monitor "unix:$monitor,server=on,wait=off")
+if [ -n "$qmp" ]; then
+	qemu+=(-qmp "unix:$qmp,server=on,wait=off")
 fi
-if [ -n "$monitor" ] || [ ${#usb[@]} -gt 0 ]; then
+if [ -n "$qmp" ] || [ ${#usb[@]} -gt 0 ]; then
 	qemu+=(-device "qemu-xhci,id=xhci" "${usb[@]}")
 fi
 [ -z "$pidfile" ] || qemu+=(-pidfile "$pidfile")
