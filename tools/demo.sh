@@ -53,7 +53,7 @@ owners_on_disk "$work/images/ext4.img" / /file /secret /dir
 echo "   root mounts it without options in the guest, ls -ln:"
 show "$g/ext4.ls-before"
 echo
-echo "== PLUGGED: qemu monitor device_add usb-storage,removable=on; udev says:"
+echo "== PLUGGED: QMP device_add usb-storage (removable); udev says:"
 grep -E '^(ID_BUS|ID_FS_TYPE|EXTOWN_REMOVABLE|UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS)=' "$g/ext4.udev" | sed 's/^/    /'
 echo "== alice (uid 1000): udisksctl mount -b ...; /proc/mounts:"
 show "$g/ext4.mounts"
