@@ -6,6 +6,8 @@
 #
 # WHO prefixes the messages (the calling script's name). Exit status 1
 # when packages are missing and we are not root or apt-get fails.
+# EXTOWN_DEPS_LIST=1: print the PACKAGEs, one per line, and install
+# nothing (tools/build-root.sh installs the same lists into a Debian tree).
 set -euo pipefail
 
 [ $# -ge 2 ] || {
@@ -14,6 +16,10 @@ set -euo pipefail
 }
 who=$1
 shift
+if [ "${EXTOWN_DEPS_LIST:-}" = 1 ]; then
+	printf '%s\n' "$@"
+	exit 0
+fi
 
 missing=()
 for p in "$@"; do

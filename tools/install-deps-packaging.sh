@@ -14,7 +14,7 @@ packages=(
 	# dpkg-buildpackage, dh (with dh_autoreconf: debhelper depends on
 	# dh-autoreconf), fakeroot for -rfakeroot, the Build-Depends of debian/control
 	dpkg-dev debhelper dh-autoreconf fakeroot build-essential
-	autoconf automake pkg-config libmount-dev libudev-dev
+	autoconf automake pkgconf libmount-dev libudev-dev
 	# extown-dkms: dh_dkms (Build-Depends: dh-sequence-dkms)
 	dh-dkms
 	# the package checks of tests/package/run.sh

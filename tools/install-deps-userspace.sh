@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
 	# autotools build (configure.ac, Makefile.am)
-	autoconf automake pkg-config make gcc libc6-dev
+	autoconf automake pkgconf make gcc libc6-dev
 	# libraries of the helper (pkg-config mount, libudev)
 	libmount-dev libudev-dev
 	# udev look-up tests against a fake udev database (libumockdev +
@@ -18,9 +18,10 @@ packages=(
 	groff-base shellcheck
 	# real-world loop mount checks (mkfs.ext4, losetup, mount(8))
 	e2fsprogs util-linux mount
-	# libFuzzer targets of tests/fuzz/run.sh (clang 14; the fuzzer and
-	# sanitizer runtimes are in libclang-rt-14-dev)
-	clang libclang-rt-14-dev
+	# libFuzzer targets of tests/fuzz/run.sh (the release's clang: 14 on
+	# Debian 12, 19 on Debian 13; the fuzzer and sanitizer runtimes are in
+	# libclang-rt-dev, which depends on the matching libclang-rt-N-dev)
+	clang libclang-rt-dev
 )
 
 "$(dirname "${BASH_SOURCE[0]}")/apt-ensure.sh" install-deps-userspace "${packages[@]}"

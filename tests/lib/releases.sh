@@ -1,0 +1,68 @@
+# shellcheck shell=bash
+# The table of Debian releases, tools/releases (bash; sourced after
+# tests/lib/harness.sh):
+#
+#   releases_all            every RELEASE (codename), in table order
+#   release_default         the first RELEASE (the one a user installs today)
+#   release_field REL COL   COL of REL's line: version, suites, stock or
+#                           patched (comma lists printed one per line);
+#                           status 1 when REL is not in the table
+#   releases_selected       $EXTOWN_RELEASES (default: releases_all); dies
+#                           on a release the table does not have
+#   release_sources REL MIRROR
+#                           a one-line-style sources.list for REL (the
+#                           security suites from MIRROR's -security archive)
+#   release_mirror          the Debian mirror: $EXTOWN_E2E_MIRROR, else the
+#                           first non-security URI of the host's apt sources
+
+releases_table=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/releases
+
+releases_all() { awk '!/^#/ && NF { print $1 }' "$releases_table"; }
+
+release_default() { releases_all | head -n 1; }
+
+release_field() {
+	local col
+	case $2 in
+	version) col=2 ;;
+	suites) col=3 ;;
+	stock) col=4 ;;
+	patched) col=5 ;;
+	*) return 2 ;;
+	esac
+	awk -v r="$1" -v c="$col" '!/^#/ && $1 == r { found = 1; if ($c != "-") print $c } END { exit !found }' \
+		"$releases_table" | tr ',' '\n'
+}
+
+releases_selected() {
+	local r list=${EXTOWN_RELEASES:-$(releases_all)}
+	for r in $list; do
+		release_field "$r" version >/dev/null ||
+			die "EXTOWN_RELEASES: no release $r in tools/releases ($(releases_all | tr '\n' ' '))"
+	done
+	# shellcheck disable=SC2086 # one word per release
+	echo $list
+}
+
+release_mirror() {
+	local m=${EXTOWN_E2E_MIRROR:-}
+	if [ -z "$m" ]; then
+		# deb822 (URIs: ...) or one-line (deb URI suite ...) sources
+		m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
+			awk '/^URIs:/ && $2 ~ /debian$/ && $2 !~ /security/ { print $2; exit }')
+		[ -n "$m" ] || m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '$1 == "deb" && $2 !~ /security/ && $3 ~ /^(bookworm|trixie)/ { print $2; exit }')
+	fi
+	[ -n "$m" ] || die "no Debian mirror found in the apt sources; set EXTOWN_E2E_MIRROR"
+	echo "$m"
+}
+
+release_sources() {
+	local s security=${EXTOWN_SECURITY_MIRROR:-${2%/debian}/debian-security}
+	for s in $(release_field "$1" suites); do
+		case $s in
+		*-security) echo "deb $security $s main" ;;
+		*) echo "deb $2 $s main" ;;
+		esac
+	done
+}
