@@ -195,7 +195,7 @@ conf_ok() {
 check dkms_deb_conf "usr/src/extown-$want/dkms.conf lacks the version or ext4, or has a placeholder left" conf_ok
 
 # ---- 2. install in a copy of the stock-kernel tree (chroot, natively) -----------
-tree=$("$top/tools/e2e/mkroot-stock.sh" 2>"$logs/mkroot-stock.log" | tail -n 1) ||
+tree=$("$top/tools/e2e/mkroot-stock.sh" bookworm 2>"$logs/mkroot-stock.log" | tail -n 1) ||
 	harness_fail "tools/e2e/mkroot-stock.sh failed (see $logs/mkroot-stock.log)"
 [ -f "$tree/boot/extown-stock-kernels" ] || harness_fail "no stock-kernel tree"
 log "stock tree $tree ($((SECONDS - t0)) s so far)"

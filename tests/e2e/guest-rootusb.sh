@@ -199,7 +199,7 @@ stick_ext4() {
 		test "$(prop "$dev" EXTOWN_REMOVABLE)" = 1
 
 	# udisks, as a desktop would
-	if as_alice udisksctl mount --no-user-interaction -b "$dev" >"$out/stick.udisksctl" 2>&1 &&
+	if in_session udisksctl mount --no-user-interaction -b "$dev" >"$out/stick.udisksctl" 2>&1 &&
 		mnt=$(findmnt -n -o TARGET --source "$dev" | head -n 1) && [[ $mnt == /media/alice/* ]]; then
 		pass "$t.stick.udisksctl_mount_by_alice"
 		line=$(mi_of "$dev")
@@ -214,7 +214,7 @@ stick_ext4() {
 			as_alice sh -c 'echo "edited by alice" >>"$1"' sh "$mnt/secret"
 		check "$t.stick.alice_creates_file" "alice cannot create $mnt/alice-rootusb" \
 			as_alice sh -c 'echo "new by alice" >"$1"' sh "$mnt/alice-rootusb"
-		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+		in_session udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
 	else
 		fail "$t.stick.udisksctl_mount_by_alice" "mount point '${mnt:-}', not under /media/alice: $(oneline <"$out/stick.udisksctl")"
 		umount "$dev" 2>/dev/null
@@ -239,6 +239,8 @@ main() {
 	local dev dev2
 	note "$(uname -r); $(cat /proc/cmdline)"
 	root_tests
+	# alice's udisks calls go through her seat0 session (in_session)
+	check "$t.alice_session" "no session of alice on seat0" alice_session
 	echo EXTOWN-E2E-PLUG >/dev/ttyS0
 	note "waiting for the sticks"
 	dev=$(wait_dev "$UUID_EXT4") || dev=

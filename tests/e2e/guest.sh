@@ -36,10 +36,14 @@ UUID_VIRTIO=6a6b0e00-0000-4000-8000-0000000000f4
 
 # shellcheck source=tests/e2e/guest-lib.sh
 . /usr/local/lib/extown-e2e/guest-lib.sh
+# alice's file operations; what she asks udisks goes through in_session
+# (her seat0 session) instead: polkit refuses a caller outside it
 as_alice() {
 	setpriv --reuid=1000 --regid=1000 --init-groups \
 		env -i PATH=/usr/bin:/bin HOME=/home/alice USER=alice LOGNAME=alice "$@"
 }
+# shellcheck source=tests/e2e/guest-desktop.sh
+. /usr/local/lib/extown-e2e/guest-desktop.sh
 # chown_eperm NAME FILE [as_alice]: chown FILE to 1234:1234 must fail with
 # "Operation not permitted" and leave the presented owner 1000:1000
 chown_eperm() {
@@ -76,7 +80,7 @@ owners() { find "$1" -xdev -printf '%U:%G %P\n' | sort -k2; }
 # point on stdout. Output of udisksctl in $out/LABEL.udisksctl.
 udisks_mount() {
 	local label=$1 dev=$2
-	as_alice udisksctl mount --no-user-interaction -b "$dev" >"$out/$label.udisksctl" 2>&1 || {
+	in_session udisksctl mount --no-user-interaction -b "$dev" >"$out/$label.udisksctl" 2>&1 || {
 		echo "udisksctl mount: $(tr '\n' ' ' <"$out/$label.udisksctl")" >&2
 		return 1
 	}
@@ -107,7 +111,7 @@ alice_creates() {
 # /proc/mounts (root unmounts it otherwise)
 udisks_unmount() {
 	local t=$1 dev=$2
-	if as_alice udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
+	if in_session udisksctl unmount --no-user-interaction -b "$dev" && [ -z "$(mount_line "$dev")" ]; then
 		pass "$t.udisksctl_unmount_by_alice"
 	else
 		fail "$t.udisksctl_unmount_by_alice" "still mounted: $(mount_line "$dev")"
@@ -139,7 +143,7 @@ story() {
 	fi
 
 	# alice may not ask udisks for someone else's uid
-	if as_alice udisksctl mount --no-user-interaction -b "$dev" -o uid=0 >"$out/$fs.uid0" 2>&1; then
+	if in_session udisksctl mount --no-user-interaction -b "$dev" -o uid=0 >"$out/$fs.uid0" 2>&1; then
 		fail "$t.udisks_refuses_uid_0" "mounted: $(mount_line "$dev")"
 		umount "$dev"
 	elif [ -n "$(mount_line "$dev")" ]; then
@@ -202,7 +206,7 @@ admin_conf() {
 			eval 'opt_in noatime "$line" && opt_in uid=1000 "$line"'
 		check "$t.ext4_defaults_replaced" "/proc/mounts: $line" \
 			eval '! opt_in commit=17 "$line"'
-		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+		in_session udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
 	fi
 	rm -f /etc/udisks2/mount_options.conf
 }
@@ -222,7 +226,7 @@ opt_out() {
 		line=$(mount_line "$dev")
 		check "$t.udisks_mount_without_uid" "/proc/mounts: $line" \
 			eval '! opt_in uid=1000 "$line" && test "$(stat -c %u "$mnt/file")" = 1234'
-		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+		in_session udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
 	fi
 	rm -f /etc/udev/rules.d/65-extown-local.rules
 	udevadm control --reload
@@ -235,7 +239,9 @@ internal() {
 	udevadm info -q property "$dev" >"$out/virtio.udev"
 	check "$t.not_tagged" "EXTOWN_REMOVABLE='$(prop "$dev" EXTOWN_REMOVABLE)' UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS='$(prop "$dev" UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS)'" \
 		test -z "$(prop "$dev" EXTOWN_REMOVABLE)$(prop "$dev" UDISKS_MOUNT_OPTIONS_EXT4_DEFAULTS)"
-	if ! mnt=$(udisks_mount virtio "$dev") || [ -z "$mnt" ]; then
+	# root asks udisks (alice may not: polkit_refusals)
+	if ! udisksctl mount --no-user-interaction -b "$dev" >"$out/virtio.udisksctl" 2>&1 ||
+		! mnt=$(findmnt -n -o TARGET --source "$dev" | head -n 1) || [ -z "$mnt" ]; then
 		fail "$t.udisks_mount_unchanged" "$(tr '\n' ' ' <"$out/virtio.udisksctl")"
 	else
 		line=$(mount_line "$dev")
@@ -243,7 +249,7 @@ internal() {
 		owners "$mnt" >"$out/virtio.owners"
 		check "$t.udisks_mount_unchanged" "/proc/mounts: $line; /file $(stat -c %u:%g "$mnt/file")" \
 			eval '! grep -q "uid=" <<<"$line" && test "$(stat -c %u:%g "$mnt/file")" = 1234:1234'
-		as_alice udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
+		udisksctl unmount --no-user-interaction -b "$dev" || umount "$dev"
 	fi
 	mkdir -p /mnt/virtio
 	if mount "$dev" /mnt/virtio; then
@@ -487,6 +493,8 @@ main() {
 	check "e2e.U1.$kernel.root_disk_not_tagged" "vdb: EXTOWN_REMOVABLE='$(prop /dev/vdb EXTOWN_REMOVABLE)'" \
 		test -z "$(prop /dev/vdb EXTOWN_REMOVABLE)"
 
+	session_facts
+	udiskie_start
 	echo EXTOWN-E2E-PLUG >/dev/ttyS0
 	note "waiting for the sticks"
 	dev4=$(wait_dev "$UUID_EXT4") || dev4=
@@ -495,6 +503,13 @@ main() {
 	note "ext4 stick: ${dev4:-none}, ext2 stick: ${dev2:-none}, virtio: ${devv:-none}"
 	lsblk -o NAME,TRAN,RM,FSTYPE,UUID >"$out/lsblk" 2>&1
 	cat "$out/lsblk"
+	# the desktop: udiskie automounted the sticks; after it, GVfs; what the
+	# stock policy refuses
+	udiskie_check ${dev4:+ext4 "$dev4"} ${dev2:+ext2 "$dev2"}
+	[ -z "$dev4" ] || desktop_unmount "$(desk_t ext4).udiskie" "$dev4"
+	[ -z "$dev2" ] || desktop_unmount "$(desk_t ext2).udiskie" "$dev2"
+	[ -z "$dev2" ] || gio_check ext2 "$dev2"
+	[ -z "$dev4" ] || polkit_refusals "$dev4" "$devv"
 
 	case $kernel in
 	patched)

@@ -1,52 +1,67 @@
 #!/usr/bin/env bash
 # End-to-end tests of the desktop path (U1-U3 and the acceptance story of
-# docs/semantics.md): a Debian 12 guest with systemd, udev, dbus,
-# polkitd and stock udisks2 2.9.4, the project installed by `make install
-# DESTDIR=`, booted under qemu (TCG) on our kernels; USB sticks hot-plugged
-# through QMP; `udisksctl mount` run by alice (uid 1000).
+# docs/semantics.md) on each Debian release of tools/releases: a guest with
+# systemd, udev, dbus, polkitd and the release's stock udisks2 (2.10.1 on
+# Debian 13, 2.9.4 on Debian 12), the project installed by `make install
+# DESTDIR=`, booted under qemu (TCG) on our kernels and on the release's
+# own; USB sticks hot-plugged through QMP. alice (uid 1000) is logged in on
+# tty1 (an autologin getty: an active local session on seat0) and uses the
+# desktop's own clients, udiskie, GVfs (`gio mount`) and udisksctl, from
+# her session with the release's polkit policy and no rule of ours
+# (guest-desktop.sh); bob and seat-less callers are refused.
 #
 #   tests/e2e/run.sh
 #
 # stdout: one "PASS name" / "FAIL name: why" / "SKIP name: why" line per
 # test, nothing else; progress on stderr. Exit status 0 whatever the tests
 # say, 1 only when the harness itself broke (also printed as
-# "FAIL e2e.harness: why").
+# "FAIL e2e.harness: why"). Test names carry the release:
+# e2e.RELEASE.<the guest's name>, e.g. e2e.trixie.6.12.U2.ext4.…,
+# e2e.bookworm.stock-6.1.ext4.….
 #
 # Steps: install Debian packages (tools/install-deps.sh,
 # tools/install-deps-userspace.sh, tools/e2e/install-deps.sh); kernels
-# (tools/kernel/build-kernel.sh patched, unpatched); the cached bookworm
-# tree (tools/e2e/mkroot.sh); build the project in build/e2e and install it
-# into a copy of the tree with guest.sh, extown-e2e.service and a polkit
-# rule for alice; mkfs.ext4 -d that into a root image; stick images from
-# tools/vm/mkimages.sh; then one VM per kernel (tools/vm/run-vm.sh), and
-# on the host afterwards debugfs and e2fsck on the sticks. Needs root.
+# (tools/kernel/build-kernel.sh); per release the cached tree
+# (tools/e2e/mkroot.sh RELEASE, and tools/e2e/mkroot-stock.sh RELEASE for
+# its stock kernels); build the project in build/e2e and install it into a
+# copy of each tree with guest.sh, extown-e2e.service and alice's autologin;
+# mkfs.ext4 -d that into a root image; stick images from
+# tools/vm/mkimages.sh; then one VM per boot (tools/vm/run-vm.sh), and on
+# the host afterwards debugfs and e2fsck on the sticks. Needs root.
 #
-# The "rootusb" boot (patched kernel; tests e2e.rootusb.*, guest side in
-# guest-rootusb.sh): the same tree with /etc/extown.conf "default-owner =
-# alice" and fstab entries for / and /srv/data, on partitions 1 and 2 of a
-# disk attached as a USB disk (/dev/sda, tagged removable by udev), booted
-# `ro` so that systemd-remount-fs runs `mount -o remount /` through
-# mount.ext4 and systemd mounts /srv/data through it; then a stick
-# hot-plugged beside it.
+# The "rootusb" boot (Debian 12 tree, patched kernel of the default base;
+# tests e2e.rootusb.*, guest side in guest-rootusb.sh): the same tree with
+# /etc/extown.conf "default-owner = alice" and fstab entries for / and
+# /srv/data, on partitions 1 and 2 of a disk attached as a USB disk
+# (/dev/sda, tagged removable by udev), booted `ro` so that
+# systemd-remount-fs runs `mount -o remount /` through mount.ext4 and
+# systemd mounts /srv/data through it; then a stick hot-plugged beside it.
 #
 # Environment:
-#   EXTOWN_E2E_KERNELS   kernels to boot (default, from tools/kernel/bases:
-#                        "patched unpatched patched-6.12 unpatched-6.12
-#                        stock-6.1 stock-6.12"); patched, unpatched:
-#                        build-kernel.sh on the default (first) base;
-#                        VARIANT-BASE: --base BASE, the guest runs the same
-#                        story and the test names start e2e.BASE.;
-#                        stock-BASE: Debian's own linux-image package with
-#                        its own initramfs, from the tree of
-#                        tools/e2e/mkroot-stock.sh, for each base marked
-#                        "stock" in the table)
+#   EXTOWN_E2E_KERNELS   boots, RELEASE/LABEL each (default, from
+#                        tools/releases and tools/kernel/bases: for each
+#                        release, patched and unpatched of its PATCHED bases
+#                        and stock-BASE of its STOCK bases, e.g.
+#                        "trixie/patched-6.12 trixie/stock-6.12
+#                        bookworm/patched bookworm/stock-6.1 …");
+#                        patched, unpatched: build-kernel.sh on the default
+#                        (first) base; VARIANT-BASE: --base BASE, the guest
+#                        runs the same story and the test names carry BASE;
+#                        stock-BASE: the release's own linux-image package
+#                        with its own initramfs (tools/e2e/mkroot-stock.sh)
+#   EXTOWN_RELEASES      the releases of the default boots (default: all)
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
-#                        69-extown-udisks.rules out of the guest image (to
-#                        show that the tests catch it)
-#   EXTOWN_E2E_ROOTUSB   yes (default): also the rootusb boot; no: not it;
-#                        only: the rootusb boot alone (no per-kernel VMs)
+#                        69-extown-udisks.rules out of the guest image;
+#                        session: alice's autologin on tty2, a session that
+#                        is not the active one of seat0 (to show that the
+#                        tests catch it)
+#   EXTOWN_E2E_ROOTUSB   yes (default): also the rootusb boot (when bookworm
+#                        is among the releases); no: not it; only: the
+#                        rootusb boot alone (no per-kernel VMs)
 #   EXTOWN_E2E_WORK      work directory, kept afterwards (default: a
 #                        temporary one, removed unless EXTOWN_KEEP=1)
+#   EXTOWN_TEST_FILTER   (tests/run e2e:PATTERN) a pattern that names a
+#                        release boots only that release's VMs
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -58,53 +73,78 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/bases.sh"
 # shellcheck source=tests/lib/qemu.sh
 . "$top/tests/lib/qemu.sh"
+# shellcheck source=tests/lib/releases.sh
+. "$top/tests/lib/releases.sh"
 T_LOG=e2e harness_test=e2e
 
-# The kernels of the table: patched and unpatched of each base (the
-# default base without a suffix), and the stock kernel where there is one.
-default_kernels() {
-	local b d
+# The boots of the tables: per release, patched and unpatched of its
+# PATCHED bases (the default base without a suffix) and its stock kernels.
+default_boots() {
+	local r b d pb
 	d=$(base_default)
-	for b in $(bases_all); do
-		if [ "$b" = "$d" ]; then echo patched unpatched; else echo "patched-$b unpatched-$b"; fi
-	done
-	for b in $(bases_all); do
-		[ "$(base_field "$b" stock)" != stock ] || echo "stock-$b"
+	for r in $(releases_selected); do
+		pb=$(release_field "$r" patched)
+		[ "$pb" != all ] || pb=$(bases_all)
+		for b in $pb; do
+			if [ "$b" = "$d" ]; then echo "$r/patched $r/unpatched"; else echo "$r/patched-$b $r/unpatched-$b"; fi
+		done
+		for b in $(release_field "$r" stock); do echo "$r/stock-$b"; done
 	done
 }
 
-# kernel_of LABEL: "VARIANT BASE" of a kernel label (VARIANT patched,
-# unpatched or stock); status 1 for a label that names no such kernel
+# kernel_of RELEASE/LABEL: "VARIANT BASE RELEASE" of a boot (VARIANT
+# patched, unpatched or stock); status 1 for one that names no such kernel
 kernel_of() {
-	local v=${1%%-*} b=${1#*-}
-	[ "$b" != "$1" ] || b=$(base_default)
+	local r=${1%%/*} l=${1#*/} v b
+	[ "$r" != "$1" ] && release_field "$r" version >/dev/null || return 1
+	v=${l%%-*} b=${l#*-}
+	[ "$b" != "$l" ] || b=$(base_default)
 	case $v in patched | unpatched | stock) ;; *) return 1 ;; esac
 	base_field "$b" package >/dev/null || return 1
-	[ "$v" != stock ] || [ "$(base_field "$b" stock)" = stock ] || return 1
-	[ "$v" = stock ] || [ "$1" != "$v-$(base_default)" ] || return 1 # no suffix for the default
-	echo "$v $b"
+	[ "$v" != stock ] || release_field "$r" stock | grep -qx -- "$b" || return 1
+	[ "$v" = stock ] || [ "$l" != "$v-$(base_default)" ] || return 1 # no suffix for the default
+	echo "$v $b $r"
 }
 
-kernels=${EXTOWN_E2E_KERNELS:-$(default_kernels | tr '\n' ' ')}
+# boot_wanted RELEASE: some pattern of the selection may hold a test of a
+# boot of RELEASE (a pattern that names another release does not)
+boot_wanted() {
+	local p r
+	[ -n "${EXTOWN_TEST_FILTER:-}" ] || return 0
+	for p in $EXTOWN_TEST_FILTER; do
+		for r in $(releases_all); do
+			case $p in *"$r"*) [ "$r" != "$1" ] || return 0 && continue 2 ;; esac
+		done
+		return 0
+	done
+	return 1
+}
+
+kernels=${EXTOWN_E2E_KERNELS:-$(default_boots | tr '\n' ' ')}
 break_what=${EXTOWN_E2E_BREAK:-}
-case $break_what in '' | udev | udisks) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev or udisks" ;; esac
+case $break_what in '' | udev | udisks | session) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev, udisks or session" ;; esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
 case $rootusb in
 yes | no) ;;
 only) kernels='' ;;
 *) harness_fail "EXTOWN_E2E_ROOTUSB must be yes, no or only" ;;
 esac
-build_kernels='' stock_kernels=''
+build_kernels='' stock_kernels='' releases=''
 for k in $kernels; do
 	kernel_of "$k" >/dev/null ||
-		harness_fail "unknown kernel '$k' in EXTOWN_E2E_KERNELS ($(default_kernels | tr '\n' ' '))"
+		harness_fail "unknown boot '$k' in EXTOWN_E2E_KERNELS ($(default_boots | tr '\n' ' '))"
+	boot_wanted "${k%%/*}" || continue
 	case $k in
-	stock-*) stock_kernels+=" $k" ;;
-	*) build_kernels+=" $k" ;;
+	*/stock-*) stock_kernels+=" $k" ;;
+	*) build_kernels+=" ${k#*/}" ;;
 	esac
+	case " $releases " in *" ${k%%/*} "*) ;; *) releases+=" ${k%%/*}" ;; esac
 done
-if [ "$rootusb" != no ] && [[ " $kernels " != *" patched "* ]]; then
+if [ "$rootusb" != no ] && ! release_field bookworm version >/dev/null; then rootusb=no; fi
+[ "$rootusb" = no ] || boot_wanted bookworm || rootusb=no
+if [ "$rootusb" != no ]; then
 	build_kernels+=" patched"
+	case " $releases " in *" bookworm "*) ;; *) releases+=" bookworm" ;; esac
 fi
 need_root "debootstrap, make install of a setuid helper, images"
 
@@ -126,26 +166,25 @@ for s in tools/install-deps.sh tools/install-deps-userspace.sh tools/e2e/install
 	"$top/$s" >&2 || harness_fail "$s failed"
 done
 declare -A kernel initrd_of
-for k in $build_kernels; do
+for k in $(tr ' ' '\n' <<<"$build_kernels" | sort -u); do
 	# label -> build: patched-6.12 is build-kernel.sh --base 6.12 patched
-	read -r v b <<<"$(kernel_of "$k")"
+	read -r v b _ <<<"$(kernel_of "$(release_default)/$k")"
 	kargs=(--base "$b" "$v")
 	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "${kargs[@]}" | tail -n 1) ||
 		harness_fail "tools/kernel/build-kernel.sh ${kargs[*]} failed"
 	[ -f "${kernel[$k]}" ] || harness_fail "build-kernel.sh $k gave no bzImage"
 	log "kernel $k: ${kernel[$k]}"
 done
-tree=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || harness_fail "tools/e2e/mkroot.sh failed"
-log "root tree $tree ($((SECONDS - t0)) s so far)"
 
-# --- the project, installed into a copy of the tree ----------------------
+# --- the project, installed into a copy of a tree ------------------------
 build=$top/build/e2e
 "$top/tools/build-helper.sh" "$build" >/dev/null || harness_fail "building the project failed (see $build/build.log)"
 
 # install_project TREE ROOT: a copy of TREE at ROOT with the project
-# (make install DESTDIR=) and the guest side of the tests in it
+# (make install DESTDIR=), the guest side of the tests and alice's
+# autologin on tty1
 install_project() {
-	local tree=$1 root=$2 rules
+	local tree=$1 root=$2 rules tty=tty1
 	cp -a "$tree" "$root"
 	"$top/tools/build-helper.sh" --install "$root" "$build" >/dev/null ||
 		harness_fail "make install DESTDIR= failed (see $build/build.log)"
@@ -155,12 +194,22 @@ install_project() {
 		"$top/tests/e2e/noidmap.c" -ldl >>"$work/build.log" 2>&1 ||
 		harness_fail "building tests/e2e/noidmap.c failed (see $work/build.log)"
 	install -D -m 0644 "$top/tests/e2e/guest-lib.sh" "$root/usr/local/lib/extown-e2e/guest-lib.sh"
+	install -D -m 0644 "$top/tests/e2e/guest-desktop.sh" "$root/usr/local/lib/extown-e2e/guest-desktop.sh"
 	install -D -m 0644 "$top/tests/lib/results.sh" "$root/usr/local/lib/extown-e2e/results.sh"
 	install -D -m 0755 "$top/tools/vm/guest-write-results.sh" "$root/usr/local/bin/extown-write-results"
 	install -D -m 0644 "$top/tests/e2e/extown-e2e.service" "$root/etc/systemd/system/extown-e2e.service"
 	mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
 	ln -sf /etc/systemd/system/extown-e2e.service "$root/etc/systemd/system/multi-user.target.wants/extown-e2e.service"
-	install -D -m 0644 "$top/tests/e2e/50-extown-e2e.rules" "$root/etc/polkit-1/rules.d/50-extown-e2e.rules"
+	# alice logs in on tty1 at boot, as a user at the console would
+	if [ "$break_what" = session ]; then
+		tty=tty2
+		log "BROKEN ON PURPOSE: alice logs in on tty2, not the active console of seat0"
+		ln -sf /lib/systemd/system/getty@.service "$root/etc/systemd/system/getty.target.wants/getty@tty2.service"
+	fi
+	mkdir -p "$root/etc/systemd/system/getty@$tty.service.d"
+	# shellcheck disable=SC2016 # $TERM is systemd's to expand
+	printf '[Service]\nExecStart=\nExecStart=-/sbin/agetty --autologin alice --noclear %%I $TERM\n' \
+		>"$root/etc/systemd/system/getty@$tty.service.d/autologin.conf"
 	rules=$root/usr/lib/udev/rules.d
 	for f in 61-extown.rules 69-extown-udisks.rules; do
 		[ -f "$rules/$f" ] || harness_fail "make install did not install $f into /usr/lib/udev/rules.d"
@@ -173,38 +222,48 @@ install_project() {
 	esac
 }
 
-# Debian's stock kernels (labels stock-6.1, stock-6.12): their own tree
+# Per release: the guest image of its tree (root-RELEASE.img), and for its
+# stock kernels (boots RELEASE/stock-BASE) the image of its stock tree
 # (tools/e2e/mkroot-stock.sh: the same tree plus linux-image-* and their
-# initramfs), booted with the kernel's own initrd. STOCK_LINE[label]: the
-# tree's /boot/extown-stock-kernels line (BASE KVER VERSION VMLINUZ INITRD).
-declare -A stock_line
-if [ -n "$stock_kernels" ]; then
-	stree=$("$top/tools/e2e/mkroot-stock.sh" | tail -n 1) || harness_fail "tools/e2e/mkroot-stock.sh failed"
+# initramfs), booted with the kernel's own initrd. kernel[RELEASE/stock-BASE],
+# initrd_of[...]: copied out of that tree.
+declare -A tree_of
+for r in $releases; do
+	tree_of[$r]=$("$top/tools/e2e/mkroot.sh" "$r" | tail -n 1) || harness_fail "tools/e2e/mkroot.sh $r failed"
+	log "$r root tree ${tree_of[$r]} ($((SECONDS - t0)) s so far)"
+	[[ " $stock_kernels " == *" $r/"* ]] || continue
+	stree=$("$top/tools/e2e/mkroot-stock.sh" "$r" | tail -n 1) || harness_fail "tools/e2e/mkroot-stock.sh $r failed"
 	[ -f "$stree/boot/extown-stock-kernels" ] || harness_fail "$stree has no /boot/extown-stock-kernels"
 	for k in $stock_kernels; do
-		stock_line[$k]=$(awk -v b="${k#stock-}" '$1 == b' "$stree/boot/extown-stock-kernels")
-		[ -n "${stock_line[$k]}" ] || harness_fail "the stock tree has no ${k#stock-} kernel"
-		read -r _ kver kpkg vmlinuz initrd <<<"${stock_line[$k]}"
-		mkdir -p "$work/$k-boot"
-		cp "$stree$vmlinuz" "$stree$initrd" "$work/$k-boot/"
-		kernel[$k]=$work/$k-boot/$(basename "$vmlinuz")
-		initrd_of[$k]=$work/$k-boot/$(basename "$initrd")
+		[ "${k%%/*}" = "$r" ] || continue
+		line=$(awk -v b="${k#*/stock-}" '$1 == b' "$stree/boot/extown-stock-kernels")
+		[ -n "$line" ] || harness_fail "the $r stock tree has no ${k#*/stock-} kernel"
+		read -r _ kver kpkg vmlinuz initrd <<<"$line"
+		mkdir -p "$work/${k/\//-}-boot"
+		cp "$stree$vmlinuz" "$stree$initrd" "$work/${k/\//-}-boot/"
+		kernel[$k]=$work/${k/\//-}-boot/$(basename "$vmlinuz")
+		initrd_of[$k]=$work/${k/\//-}-boot/$(basename "$initrd")
 		log "kernel $k: Debian linux-image-$kver $kpkg with its own initrd"
 	done
 	install_project "$stree" "$work/stock-root"
 	# what only the DKMS tests need
 	rm -rf "$work/stock-root"/usr/src/linux-source-*
 	size=$(($(du -sm "$work/stock-root" | cut -f1) + 1024))
-	mkfs.ext4 -q -F -L extown-e2e-root -d "$work/stock-root" "$work/stock-root.img" "${size}M" >&2 ||
-		harness_fail "mkfs.ext4 -d of the stock guest tree failed"
+	mkfs.ext4 -q -F -L extown-e2e-root -d "$work/stock-root" "$work/stock-root-$r.img" "${size}M" >&2 ||
+		harness_fail "mkfs.ext4 -d of the $r stock guest tree failed"
 	rm -rf "$work/stock-root"
-	log "stock guest image ready, ${size} MiB ($((SECONDS - t0)) s so far)"
-fi
+	log "$r stock guest image ready, ${size} MiB ($((SECONDS - t0)) s so far)"
+done
 
-root=$work/root
-install_project "$tree" "$root"
-mkfs.ext4 -q -F -L extown-e2e-root -d "$root" "$work/root.img" 2G >&2 ||
-	harness_fail "mkfs.ext4 -d of the guest tree failed"
+for r in $releases; do
+	root=$work/root-$r
+	install_project "${tree_of[$r]}" "$root"
+	size=$(($(du -sm "$root" | cut -f1) + 1024))
+	mkfs.ext4 -q -F -L extown-e2e-root -d "$root" "$work/root-$r.img" "${size}M" >&2 ||
+		harness_fail "mkfs.ext4 -d of the $r guest tree failed"
+	if [ "$r" != bookworm ] || [ "$rootusb" = no ]; then rm -rf "$root"; fi
+done
+root=$work/root-bookworm
 readonly UUID_EXT2=6a6b0e00-0000-4000-8000-000000000002
 # the rootusb disk: DOS label 6a6b0e01, partition 1 the root filesystem
 # (root=PARTUUID=6a6b0e01-01), partition 2 a data filesystem for /srv/data
@@ -372,47 +431,44 @@ plug_when_ready() { # PID DIR SOCK
 	done
 }
 
-# --- one VM per kernel -------------------------------------------------------
-run_vm() { # KERNEL-LABEL
-	local k=$1 d=$work/$1 sock pid rc=0 plugged=no g s
-	# *-6.12: the guest runs the story of patched/unpatched; the base goes
-	# into the test names here
-	local kind=${k%%-*} p=e2e
-	[ "$kind" = "$k" ] || p=e2e.${k#*-}
-	case $k in stock-*) kind=$k p=e2e ;; esac
+# --- one VM per boot ---------------------------------------------------------
+run_vm() { # RELEASE/LABEL
+	local rk=$1 r=${1%%/*} k=${1#*/} d=$work/${1/\//-} sock pid rc=0 plugged=no g s
+	# *-6.12: the guest runs the story of patched/unpatched; the release and
+	# the base go into the test names here
+	local kind=${k%%-*} p=e2e.$r
+	[ "$kind" = "$k" ] || p=e2e.$r.${k#*-}
+	case $k in stock-*) kind=$k p=e2e.$r ;; esac
 	make_sticks "$d"
 	sock=$d/qmp.sock
 	s=$SECONDS
-	local img=$work/root.img initrd=none mem=1024
-	if [ -n "${initrd_of[$k]:-}" ]; then
-		img=$work/stock-root.img initrd=${initrd_of[$k]} mem=1536
+	local img=$work/root-$r.img initrd=none mem=1024 kimg=${kernel[$k]:-}
+	if [ -n "${initrd_of[$rk]:-}" ]; then
+		img=$work/stock-root-$r.img initrd=${initrd_of[$rk]} mem=1536 kimg=${kernel[$rk]}
 	fi
 	"$top/tools/vm/run-vm.sh" --out "$d/vm" --qmp "$sock" --args "$kind" --memory "$mem" \
 		--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
-		"${kernel[$k]}" "$initrd" "$img:snapshot" "$d/virtio-ext4.img" 900 >"$d/run-vm.out" &
+		"$kimg" "$initrd" "$img:snapshot" "$d/virtio-ext4.img" 900 >"$d/run-vm.out" &
 	pid=$!
 	plug_when_ready "$pid" "$d" "$sock"
 	wait "$pid" || rc=$?
 	g=$d/vm/guest/e2e
-	log "$k VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s; $(head -n 1 "$g/boot-time" 2>/dev/null))"
+	log "$rk VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s; $(head -n 1 "$g/boot-time" 2>/dev/null))"
 	local grc=0
-	# selected after the base is in the names
-	EXTOWN_TEST_FILTER='' e2e_results "e2e.$k" "$g" "$d" "$rc" "$plugged" >"$d/results.out" || grc=$?
+	# selected after the release and the base are in the names
+	EXTOWN_TEST_FILTER='' e2e_results "e2e.$kind" "$g" "$d" "$rc" "$plugged" >"$d/results.out" || grc=$?
 	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 $p./" "$d/results.out" >"$d/results.named"
 	t_relay "$d/results.named"
 	[ "$grc" -eq 0 ] || return 0
-	[ -f "$g/seen" ] && sed "s/^/e2e: $k guest saw: /" "$g/seen" >&2
-	case $kind in
-	patched)
-		host_checks "$p.U2.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-new /alice-dir /alice-fstab
-		host_checks "$p.U2.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" 1000:1000 /alice-new /alice-dir
+	[ -f "$g/seen" ] && sed "s/^/e2e: $rk guest saw: /" "$g/seen" >&2
+	local own=1234:1234 lp=$p.$kind
+	case $kind in patched) own=1000:1000 lp=$p.U2 ;; esac
+	host_checks "$lp.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" "$own" \
+		/alice-new /alice-dir /alice-fstab /desktop-udiskie
+	host_checks "$lp.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" "$own" \
+		/alice-new /alice-dir /desktop-udiskie /desktop-gio
+	[ "$kind" != patched ] ||
 		host_checks "$p.U3.virtio" "$d/virtio-ext4.img" "$work/images/ext4.img" 1000:1000
-		;;
-	*)
-		host_checks "e2e.$k.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" 1234:1234 /alice-new /alice-dir /alice-fstab
-		host_checks "e2e.$k.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" 1234:1234 /alice-new /alice-dir
-		;;
-	esac
 }
 
 # --- the rootusb machine: root filesystem on a USB disk ----------------------
@@ -430,11 +486,16 @@ run_rootusb() {
 	wait "$pid" || rc=$?
 	log "rootusb VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/rootusb
-	e2e_results e2e.rootusb "$g" "$d" "$rc" "$plugged" || return 0
-	host_checks e2e.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-rootusb
+	local grc=0
+	EXTOWN_TEST_FILTER='' e2e_results e2e.rootusb "$g" "$d" "$rc" "$plugged" >"$d/results.out" || grc=$?
+	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 e2e.bookworm./" "$d/results.out" >"$d/results.named"
+	t_relay "$d/results.named"
+	[ "$grc" -eq 0 ] || return 0
+	host_checks e2e.bookworm.rootusb.stick "$d/stick-ext4.img" "$work/images/ext4.img" 1000:1000 /alice-rootusb
 }
 
 for k in $kernels; do
+	boot_wanted "${k%%/*}" || continue
 	run_vm "$k"
 done
 if [ "$rootusb" != no ]; then

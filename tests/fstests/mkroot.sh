@@ -51,5 +51,5 @@ build() {
 }
 
 need_root "chroot, apt-get"
-base=$("$top/tools/e2e/mkroot.sh" | tail -n 1) || die "tools/e2e/mkroot.sh failed"
+base=$("$top/tools/e2e/mkroot.sh" bookworm | tail -n 1) || die "tools/e2e/mkroot.sh failed"
 cache_tree fstests root "$(cache_key "${BASH_SOURCE[0]}" "$base")" build "$base"

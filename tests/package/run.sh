@@ -182,7 +182,7 @@ done
 check maintscripts_syntax "sh -n fails or script missing:$bad" $scripts_ok
 
 # ---- 4. install and purge in a throw-away Debian 12 root --------------------
-if ! tree=$("$top/tools/e2e/mkroot.sh" 2>"$logs/mkroot.log" | tail -n 1) || [ ! -d "$tree" ]; then
+if ! tree=$("$top/tools/e2e/mkroot.sh" bookworm 2>"$logs/mkroot.log" | tail -n 1) || [ ! -d "$tree" ]; then
 	fail chroot_install "no Debian 12 tree from tools/e2e/mkroot.sh (see $logs/mkroot.log)"
 	exit 0
 fi

@@ -311,10 +311,12 @@ main() {
 	echo "$out/bzImage"
 }
 
-# One build at a time: the variants share the source tree.
-exec 9>"$cache/build.lock"
+# One build of a base at a time: its variants share the source tree (other
+# bases build beside it; ccache takes care of itself).
+mkdir -p "$cache/$base"
+exec 9>"$cache/$base/build.lock"
 if ! flock -n 9; then
-	log "waiting for another build-kernel.sh (lock $cache/build.lock)"
+	log "waiting for another build-kernel.sh of $base (lock $cache/$base/build.lock)"
 	flock 9
 fi
 main
