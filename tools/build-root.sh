@@ -30,19 +30,25 @@ release_field "$release" version >/dev/null ||
 
 mapfile -t packages < <(EXTOWN_DEPS_LIST=1 "$top/tools/install-deps-packaging.sh" | sort -u)
 
-# build TREE: debootstrap RELEASE with the build dependencies
+# build TREE: debootstrap RELEASE, then apt-get the build dependencies (a
+# long --include list makes debootstrap configure packages out of order:
+# seen with trixie's libnet-ssleay-perl)
 build() {
-	local tmp=$1 mirror include start=$SECONDS
+	local tmp=$1 mirror start=$SECONDS
 	mirror=$(release_mirror)
-	include=$(
-		IFS=,
-		echo "${packages[*]}"
-	)
-	log "debootstrap $release (minbase + $include) from $mirror"
-	debootstrap --variant=minbase --include="$include" "$release" "$tmp" "$mirror" ||
+	log "debootstrap $release (minbase) from $mirror"
+	debootstrap --variant=minbase "$release" "$tmp" "$mirror" ||
 		die "debootstrap failed (its log: $tmp/debootstrap/debootstrap.log)"
 	release_sources "$release" "$mirror" >"$tmp/etc/apt/sources.list"
-	rm -rf "$tmp"/var/cache/apt/archives/*.deb "$tmp"/var/lib/apt/lists/*_Packages
+	mkdir -p "$tmp/proc" "$tmp/dev"
+	cache_mount -t proc proc "$tmp/proc"
+	cache_mount --bind /dev "$tmp/dev"
+	in_root "$tmp" apt-get update -q || die "apt-get update in the tree failed"
+	log "apt-get install ${packages[*]}"
+	in_root "$tmp" apt-get install -y -q --no-install-recommends "${packages[@]}" ||
+		die "apt-get install of the build dependencies failed"
+	in_root "$tmp" apt-get clean
+	rm -rf "$tmp"/var/lib/apt/lists/*_Packages "$tmp"/var/lib/apt/lists/*_Translation-*
 	log "$release build tree in $((SECONDS - start)) s"
 }
 
