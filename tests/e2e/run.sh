@@ -77,16 +77,21 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/releases.sh"
 T_LOG=e2e harness_test=e2e
 
-# The boots of the tables: per release, patched and unpatched of its
-# PATCHED bases (the default base without a suffix) and its stock kernels.
+# The boots of the tables: per release, the patched build of its PATCHED
+# bases (the default base without a suffix), its stock kernels, and the
+# unpatched build of a PATCHED base it has no stock kernel of.
 default_boots() {
 	local r b d pb
 	d=$(base_default)
 	for r in $(releases_selected); do
 		pb=$(release_field "$r" patched)
 		[ "$pb" != all ] || pb=$(bases_all)
+		# our unpatched build only where the release has no stock kernel of
+		# the base: the fallback is proven on the kernel users run
 		for b in $pb; do
-			if [ "$b" = "$d" ]; then echo "$r/patched $r/unpatched"; else echo "$r/patched-$b $r/unpatched-$b"; fi
+			if [ "$b" = "$d" ]; then echo "$r/patched"; else echo "$r/patched-$b"; fi
+			release_field "$r" stock | grep -qx -- "$b" && continue
+			if [ "$b" = "$d" ]; then echo "$r/unpatched"; else echo "$r/unpatched-$b"; fi
 		done
 		for b in $(release_field "$r" stock); do echo "$r/stock-$b"; done
 	done
