@@ -3,7 +3,10 @@
  * Unit tests of request.c (argv parsing, H1), restricted.c (H4 id checks,
  * a user's options, H3, H8) and optstr.c.
  */
+#include <stdbool.h>
 #include <stdlib.h>
+
+#include <libmount.h>
 
 #include "optstr.h"
 #include "request.h"
@@ -347,11 +350,60 @@ TEST(t_resolve_implied_root, "helper.H3.user_implied_options_resolved")
 
 TEST(t_quotes_balanced, "helper.H3.unbalanced_quotes_detected")
 {
-	CHECK(opts_quotes_balanced("rw,nosuid"), "no quotes called unbalanced");
-	CHECK(opts_quotes_balanced(NULL), "NULL called unbalanced");
-	CHECK(opts_quotes_balanced("context=\"a,b\",rw"), "a quoted value called unbalanced");
-	CHECK(!opts_quotes_balanced("rw,a\"b,nosuid,nodev"), "one quote accepted");
-	CHECK(!opts_quotes_balanced("x=\"a\",y=\"b,uid=1000"), "third quote accepted");
+	char *o;
+
+	CHECK(opts_appendable("rw,nosuid"), "no quotes called unbalanced");
+	CHECK(opts_appendable(NULL), "NULL called unbalanced");
+	CHECK(opts_appendable(""), "an empty string called unbalanced");
+	CHECK(opts_appendable("context=\"a,b\",rw"), "a quoted value called unbalanced");
+	CHECK(!opts_appendable("rw,a\"b,nosuid,nodev"), "one quote accepted");
+	CHECK(!opts_appendable("x=\"a\",y=\"b,uid=1000"), "third quote accepted");
+	o = strdup("rw,a\"b");
+	CHECK(o && opts_append(&o, "nosuid", NULL) == -1, "nosuid appended into a quote: '%s'", o);
+	CHECK(strcmp(o, "rw,a\"b") == 0, "a refused append changed the options: '%s'", o);
+	free(o);
+	return 0;
+}
+
+/* does the linked libmount read "a\,b" as one option (2.40 and later)? */
+static bool libmount_escapes_commas(void)
+{
+	char *val;
+	size_t valsz;
+
+	return mnt_optstr_get_option("a\\,b", "b", &val, &valsz) == 1;
+}
+
+TEST(t_backslash_per_libmount, "helper.H3.trailing_backslash_as_libmount_reads_it")
+{
+	const char *ver = NULL;
+	bool escapes = libmount_escapes_commas();
+	char *o, *val;
+	size_t valsz;
+	int rc;
+
+	mnt_get_library_version(&ver);
+	/* the fact the helper has to live with: 2.38 splits at every ',',
+	 * 2.40+ reads a ',' after a backslash as part of the option */
+	CHECK(escapes == (mnt_parse_version_string(ver) >= 2400),
+	      "libmount %s %s \\, as an escaped comma", ver, escapes ? "reads" : "does not read");
+	CHECK(opts_appendable("rw,x\\") == !escapes,
+	      "libmount %s: 'rw,x\\' called %sappendable", ver, escapes ? "" : "not ");
+	CHECK(opts_appendable("rw,x\\y"), "a backslash inside an option refused");
+	o = strdup("rw,x\\");
+	rc = o ? opts_append(&o, "nosuid", NULL) : -2;
+	if (escapes) {
+		CHECK(rc == -1, "libmount %s: nosuid appended after a backslash: '%s'", ver, o);
+		CHECK(strcmp(o, "rw,x\\") == 0, "a refused append changed the options: '%s'", o);
+	} else {
+		CHECK(rc == 0 && mnt_optstr_get_option(o, "nosuid", &val, &valsz) == 0 && !valsz,
+		      "libmount %s: nosuid not appended after x\\: '%s'", ver, o);
+	}
+	free(o);
+	o = strdup("rw,user");
+	CHECK(o && opts_set(&o, "user", "alice") == 0 && strcmp(o, "rw,user=alice") == 0,
+	      "user=alice not set: '%s'", o);
+	free(o);
 	return 0;
 }
 
