@@ -10,8 +10,9 @@
 # never written), the checkout copied into it at its own path (without
 # build/ and .git), the host's $top/build/RELEASE bound on its build/ (so
 # logs, fuzz corpora and crash files stay on the host), /proc, /dev and
-# /sys. CMD (a path of the checkout, or a command of the tree) runs chrooted
-# with in_root's clean environment plus EXTOWN_RELEASE=RELEASE and the
+# /sys. CMD (a path of the checkout, or a command of the tree) runs with the
+# tree as its root (pivot_root, not chroot: user namespaces work there) and
+# in_root's clean environment plus EXTOWN_RELEASE=RELEASE and the
 # EXTOWN_FUZZ_SECONDS, EXTOWN_FUZZ_JOBS and EXTOWN_KEEP of the caller.
 # Everything is gone when CMD ends; its exit status is this script's.
 # Needs root.
@@ -51,8 +52,27 @@ mount --bind "$top/build/$release" "$w/root$top/build"
 mount -t proc proc "$w/root/proc"
 mount --rbind /dev "$w/root/dev"
 mount --rbind /sys "$w/root/sys"
+# The tree becomes the root of a mount namespace of its own (pivot_root in
+# a nested one, so that this script keeps the host's root for its clean-up),
+# not a chroot: the kernel refuses user namespaces, which idmapped mounts
+# need, to a chrooted process.
 rc=0
-in_root "$w/root" EXTOWN_RELEASE="$release" \
+# shellcheck disable=SC2016 # expanded by the inner bash
+unshare --mount --propagation private -- bash -c '
+	set -e
+	cd "$1"
+	mkdir -p .host
+	pivot_root . .host
+	cd /
+	umount -l /.host
+	rmdir /.host
+	# the checkout, as on the host (libudev under umockdev-wrapper finds
+	# nothing when the working directory is /)
+	cd "$2"
+	shift 2
+	exec /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 "$@"' in-build-root "$w/root" "$top" \
+	EXTOWN_RELEASE="$release" \
 	EXTOWN_FUZZ_SECONDS="${EXTOWN_FUZZ_SECONDS:-}" EXTOWN_FUZZ_JOBS="${EXTOWN_FUZZ_JOBS:-}" \
 	EXTOWN_KEEP="${EXTOWN_KEEP:-}" TMPDIR=/tmp "$@" || rc=$?
 exit "$rc"
