@@ -321,6 +321,8 @@ static int decide_owner(const char *prog, const struct caller *c,
 	bool boot = false;
 
 	bool ids = opts_has(mr->opts, "uid") || opts_has(mr->opts, "gid");
+	/* X-mount.idmap= (libmount 2.39+): mount(8) idmaps the mount itself */
+	bool mount8_idmaps = opts_has(mr->opts, "X-mount.idmap") && mounter_libmount_idmaps();
 
 	if (stat(mr->plan.source, &st) == 0 && S_ISBLK(st.st_mode)) {
 		device_lookup(st.st_rdev, &dev);
@@ -343,9 +345,20 @@ static int decide_owner(const char *prog, const struct caller *c,
 		 * else */
 		.kernel_support = (dev.removable || ids) &&
 				  kernel_supports_override_running(mr->plan.fstype),
+		.mount8_idmaps = mount8_idmaps,
 		.policy = policy,
 	};
 	owner_decide(&in, d);
+	/* a user's options are the fstab entry's, which mount(8) keeps to
+	 * itself (X-* never reach a helper): its X-mount.idmap= is mount(8)'s
+	 * to apply after the helper, once; the helper's libmount would idmap
+	 * first and mount(8)'s second idmap fail (EPERM) */
+	if (mount8_idmaps && !c->privileged) {
+		if (opts_remove_all(&mr->opts, "X-mount.idmap") < 0)
+			return MNT_EX_SYSERR;
+		notes_add(notes, "X-mount.idmap= left to mount(8), which applies it "
+			  "after the helper");
+	}
 	if (d->kernel_missing)		/* H6: once, whether -v or not */
 		msg_no_kernel_support(prog, mr->plan.source, mr->plan.fstype, ", %s; mounting "
 				      "without the ownership override", d->why);

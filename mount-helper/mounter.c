@@ -72,6 +72,17 @@ static struct libmnt_context *new_context(const struct mount_plan *p, const char
 	return cxt;
 }
 
+bool mounter_libmount_idmaps(void)
+{
+	const char **features = NULL;
+	int n = mnt_get_library_features(&features);
+
+	for (int i = 0; i < n && features && features[i]; i++)
+		if (strcmp(features[i], "idmapping") == 0)
+			return true;
+	return false;
+}
+
 /* mount(8)'s status for RC, with its message (worded like mount(8)) */
 static int report(struct libmnt_context *cxt, int rc, const struct mount_plan *p,
 		  const char *progname)
@@ -124,9 +135,18 @@ static int record_user(struct libmnt_context *cxt, const struct mount_plan *p)
 	if (mnt_optstr_get_option(mnt_fs_get_user_options(fs), "user", &have, &havesz) == 0 &&
 	    havesz == namesz && strncmp(have, user, namesz) == 0)
 		goto out;		/* libmount 2.38 wrote it */
-	entry = mnt_copy_fs(NULL, fs);
+	/* source, target, root and the user options: no mount ID, which
+	 * mount(8) 2.39+ changes when it idmaps the mount (X-mount.idmap=,
+	 * a new mount moved in place) after the helper; utab entries without
+	 * one are matched by source, target and root, as 2.38 writes them */
+	entry = mnt_new_fs();
 	upd = mnt_new_update();
 	if (!entry || !upd || opts_append(&opt, "user", user) ||
+	    mnt_fs_set_source(entry, mnt_fs_get_source(fs)) ||
+	    mnt_fs_set_target(entry, mnt_fs_get_target(fs)) ||
+	    mnt_fs_set_root(entry, mnt_fs_get_root(fs)) ||
+	    mnt_fs_set_fstype(entry, mnt_fs_get_fstype(fs)) ||
+	    mnt_fs_set_options(entry, mnt_fs_get_user_options(fs)) ||
 	    mnt_fs_append_options(entry, opt)) {
 		rc = -ENOMEM;
 		goto out;

@@ -14,6 +14,11 @@
 #                                mounted, user=alice in /run/mount/utab,
 #                                alice can umount (docs/mount-helper.md)
 #   mount8.{tagged,untagged}.*   the same through the tree's mount(8)
+#   idmap.*                      an entry with X-mount.idmap= (mount(8)
+#                                2.39+, "idmapping" in mount -V; SKIP
+#                                otherwise): mount(8) idmaps it, not the
+#                                helper; utab written, no utab.act left,
+#                                alice can umount
 #
 # stdout: PASS/FAIL/SKIP libmount.NAME lines (tests/libmount/run.sh puts
 # the release into the names). Exit 1 when the set-up breaks.
@@ -63,10 +68,15 @@ newloop() {
 }
 tagged=$(newloop stick yes)
 untagged=$(newloop disk no)
-mkdir -p /media/stick /media/disk
+# X-mount.idmap=: the stick's uid and gid 1234 shown as 1000 (alice) (with
+# trixie's mount(8) "b:1234:1000:1" does that; "b:1000:1234:1" shows 1234
+# as 65534)
+idmap_opt='X-mount.idmap=b:1234:1000:1'
+mkdir -p /media/stick /media/disk /media/idmap
 cat >/etc/fstab <<EOF
 $tagged /media/stick ext4 user,noauto 0 0
 $untagged /media/disk ext4 user,noauto 0 0
+$tagged /media/idmap ext4 user,noauto,$idmap_opt 0 0
 EOF
 
 as_alice() { setpriv --reuid=1000 --regid=1000 --init-groups "$@"; }
@@ -108,3 +118,14 @@ mounts libmount.direct.untagged /media/disk 1234 \
 	/usr/sbin/mount.ext4 "$untagged" /media/disk -o rw,noexec,nosuid,nodev,user
 mounts libmount.mount8.tagged /media/stick 1000 mount /media/stick
 mounts libmount.mount8.untagged /media/disk 1234 mount /media/disk
+
+if mount -V | grep -qw idmapping; then
+	rm -f /run/mount/utab.act
+	mounts libmount.idmap /media/idmap 1000 mount /media/idmap
+	check libmount.idmap.no_stale_utab_act "/run/mount/utab.act left behind" \
+		test ! -e /run/mount/utab.act
+else
+	for t in mounted owner_shown utab_user alice_umounts no_stale_utab_act; do
+		skip "libmount.idmap.$t" "mount(8) of $release has no X-mount.idmap= ($(mount -V | head -n 1))"
+	done
+fi

@@ -456,6 +456,57 @@ TEST(t_idmap_given, "helper.H6.given_uid_gid_idmapped_and_removed")
 	return 0;
 }
 
+TEST(t_mount8_idmap, "helper.S1.x_mount_idmap_left_to_mount8")
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	/* the helper would idmap (no uid= in the kernel): mount(8) does */
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.kernel_support = false;
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && d.mount8_idmap, "helper still idmaps (action %d)", d.action);
+	CHECK(d.nosuid_nodev, "nosuid,nodev not forced for mount(8)'s idmapped mount");
+	CHECK(!d.kernel_missing, "said to mount without an owner");
+	CHECK(strstr(d.why, "X-mount.idmap"), "why: %s", d.why);
+	CHECK(strcmp(out, in.options) == 0, "options changed: '%s'", out);
+	free(out);
+
+	/* fstab's uid= the kernel lacks: removed, not idmapped by the helper */
+	in = user_input(&p, "rw,nosuid,nodev,uid=1000,user=alice");
+	in.kernel_support = false;
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && d.strip_ids && d.mount8_idmap,
+	      "given uid= not left to mount(8) (action %d)", d.action);
+	CHECK(count_opt(out, "uid=1000") == 0, "uid= kept for a kernel without it: '%s'", out);
+	free(out);
+
+	/* a kernel with uid=: the owner is added, mount(8) idmaps on top */
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_ADD && count_opt(out, "uid=1000") == 1,
+	      "no uid= on a supporting kernel: '%s'", out);
+	free(out);
+
+	/* an untagged device: as before, nothing */
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.kernel_support = false;
+	in.removable = false;
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && !d.mount8_idmap && !d.nosuid_nodev,
+	      "untagged device touched");
+	free(out);
+	return 0;
+}
+
 TEST(t_idmap_given_without_fallback, "helper.H6.given_uid_gid_removed_without_fallback")
 {
 	static const char opts[] = "rw,nosuid,nodev,uid=1000,gid=1000,uhelper=udisks2";
