@@ -163,7 +163,18 @@ static bool libmount_reads_flag(const char *opts, const char *name, unsigned lon
 	       (flags & flag);
 }
 
-/* the owner is added with nosuid,nodev as libmount reads them, or not at all */
+/* Does the linked libmount read NAME=VALUE as the first NAME of OPTS? */
+static bool libmount_reads_value(const char *opts, const char *name, const char *value)
+{
+	char *val;
+	size_t valsz;
+
+	return mnt_optstr_get_option(opts, name, &val, &valsz) == 0 && val &&
+	       valsz == strlen(value) && strncmp(val, value, valsz) == 0;
+}
+
+/* the owner is added with uid=,gid=,nosuid,nodev as libmount reads them, or
+ * not at all */
 static int owner_with_nosuid_nodev(const char *opts, bool must_apply, char *why)
 {
 	const char *ver = NULL;
@@ -182,19 +193,23 @@ static int owner_with_nosuid_nodev(const char *opts, bool must_apply, char *why)
 	rc = decide_apply(&in, &d, &out, &n);
 	snprintf(final, sizeof(final), "%s", out ? out : "(null)");
 	read = out && libmount_reads_flag(out, "nosuid", MS_NOSUID) &&
-	       libmount_reads_flag(out, "nodev", MS_NODEV);
+	       libmount_reads_flag(out, "nodev", MS_NODEV) &&
+	       libmount_reads_value(out, "uid", "1000") &&
+	       libmount_reads_value(out, "gid", "1000");
 	free(out);
 	CHECK(d.action == OWNER_ADD, "no owner decided for '%s'", opts);
 	CHECK(rc == 0 || !must_apply, "libmount %s: '%s' refused", ver, opts);
-	CHECK(rc != 0 || read, "libmount %s reads no nosuid/nodev in '%s' (from '%s')",
-	      ver, final, opts);
+	CHECK(rc != 0 || read, "libmount %s reads no uid=1000,gid=1000,nosuid,nodev in "
+	      "'%s' (from '%s')", ver, final, opts);
 	return 0;
 }
 
 TEST(t_nosuid_after_backslash, "helper.H3.nosuid_nodev_after_trailing_backslash_read_by_libmount")
 {
-	/* libmount 2.40+ reads "x\,nosuid" as one option */
+	/* libmount 2.40+ reads "x\,uid=1000" and "x\,nosuid" as one option */
 	if (owner_with_nosuid_nodev("rw,noexec,user=alice,x\\", false, why))
+		return -1;
+	if (owner_with_nosuid_nodev("rw,uid=1000,gid=1000,user=alice,x\\", false, why))
 		return -1;
 	if (owner_with_nosuid_nodev("rw,x\\,suid,user=alice", false, why))
 		return -1;
