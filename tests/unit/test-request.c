@@ -105,9 +105,12 @@ TEST(t_unknown_flags_ignored, "helper.H1.unknown_flags_ignored")
 /* Issue 10 defect 1 / H8: users add nothing mount(8) would not pass */
 TEST(t_user_argv_checked, "helper.H8.user_argv_options_only_as_mount8")
 {
+	/* mount(8) 2.38's order, then 2.41's (the implied options after the
+	 * grant) */
 	static const char *const ok[] = {
 		"rw,noexec,nosuid,nodev,user", "ro,noexec,nosuid,nodev,user",
 		"rw,users,exec,suid,dev", "user=alice",
+		"rw,user,noexec,nosuid,nodev", "ro,user,noexec,nosuid,nodev",
 	};
 	static const char *const bad[] = {
 		"uid=1000", "gid=1000", "noatime", "exec", "dev", "suid", "user=bob",
@@ -128,6 +131,8 @@ TEST(t_user_argv_checked, "helper.H8.user_argv_options_only_as_mount8")
 				   err, sizeof(err)) == 0, "ids written in fstab refused: %s", err);
 	CHECK(opts_check_user_argv("user", "users", "alice", err, sizeof(err)) == -1,
 	      "user accepted for a users entry");
+	CHECK(opts_check_user_argv("rw,users,nosuid,nodev,exec", "users,exec,noauto", "alice",
+				   err, sizeof(err)) == 0, "mount(8) 2.41's users,exec refused: %s", err);
 	/* what mount(8) passes only when it refuses the request itself */
 	CHECK(opts_check_user_argv(NULL, "user,noauto", "alice", err, sizeof(err)) == -1,
 	      "no options (mount(8) refused: both source and target given) accepted");
@@ -264,6 +269,15 @@ TEST(t_user_options_from_fstab, "helper.H3.user_mount_options_from_fstab")
 	      count_opt(out, "nodev") == 1, "implied noexec,nosuid,nodev not once each: '%s'", out);
 	CHECK(count_opt(out, "exec") == 0 && count_opt(out, "suid") == 0 && count_opt(out, "dev") == 0,
 	      "positive exec/suid/dev in '%s'", out);
+	CHECK(warn.n == 0, "spurious warning: %s", warn.line[0]);
+	free(out);
+	/* mount(8) 2.41's order for the same entry (seen on Debian 13) */
+	out = NULL;
+	CHECK(opts_for_user_mount("user,noauto", "rw,user,noexec,nosuid,nodev", false,
+				  "alice", &out, &warn) == 0, "2.41's order failed");
+	CHECK(count_opt(out, "user=alice") == 1 && count_opt(out, "noexec") == 1 &&
+	      count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1 &&
+	      count_opt(out, "exec") == 0, "2.41's order gave '%s'", out);
 	CHECK(warn.n == 0, "spurious warning: %s", warn.line[0]);
 	free(out);
 	return 0;
