@@ -216,12 +216,33 @@ static void print_notes(const char *prog, const char *what, const struct notes *
 		fprintf(stderr, "%s: %s: %s\n", prog, what, n->line[i]);
 }
 
+/*
+ * OPTS, to which the helper is about to append, must not run on into what
+ * is appended, as the linked libmount reads them (opts_appendable()): 0, or
+ * the message and MNT_EX_USAGE.
+ */
+static int refuse_run_on(const char *prog, const char *what, const char *opts,
+			 const char *appended)
+{
+	if (opts_appendable(opts))
+		return MNT_EX_SUCCESS;
+	fprintf(stderr, "%s: %s: the mount options '%s' end in an unbalanced '\"' or "
+		"a backslash: libmount would read %s after them into their last "
+		"option; not mounting\n", prog, what, opts, appended);
+	return MNT_EX_USAGE;
+}
+
 /* root, udisks, systemd: the command line is the request */
-static int request_from_root(const struct request *rq, struct mount_request *mr)
+static int request_from_root(const char *prog, const struct request *rq,
+			     struct mount_request *mr)
 {
 	mr->plan.source = rq->source;
 	mr->plan.target = rq->target;
 	mr->plan.fstype = rq->fstype;
+	/* -r and -w are appended as ro and rw */
+	if ((rq->rdonly || rq->rdwrite) && refuse_run_on(prog, rq->target, rq->options,
+						      rq->rdonly ? "ro" : "rw"))
+		return MNT_EX_USAGE;
 	if (opts_from_command_line(rq->options, rq->rdonly, rq->rdwrite, &mr->opts))
 		return MNT_EX_SYSERR;
 	return MNT_EX_SUCCESS;
@@ -240,9 +261,12 @@ static int user_flags_refused(const struct request *rq, char *why, size_t whysz)
 	if (pass)
 		return fail(why, whysz, "'%s' is for root only (mount(8) refuses it to "
 			    "users too)", pass);
-	/* libmount would read the rest as one quoted value and skip checks */
-	if (!opts_quotes_balanced(rq->options))
-		return fail(why, whysz, "unbalanced '\"' in the options '%s'", rq->options);
+	/* libmount would read what follows as part of the last option (an
+	 * unpaired quote; a trailing backslash for libmount 2.40+) */
+	if (!opts_appendable(rq->options))
+		return fail(why, whysz, "the options '%s' end in an unbalanced '\"' or a "
+			    "backslash: libmount would read what follows into their last "
+			    "option", rq->options);
 	return 0;
 }
 
@@ -273,6 +297,10 @@ static int request_from_user(const char *prog, const struct request *rq,
 	mr->plan.source = mr->grant.source;
 	mr->plan.target = mr->grant.target;
 	mr->plan.fstype = mr->grant.fstype ? mr->grant.fstype : rq->fstype;
+	/* the entry's options (root's) get the implied ones and user=NAME */
+	if (refuse_run_on(prog, mr->plan.target, mr->grant.options,
+			  "noexec, nosuid, nodev and user="))
+		return MNT_EX_USAGE;
 	if (opts_for_user_mount(mr->grant.options, rq->options, rq->rdonly,
 				c->name, &mr->opts, &mr->warnings))
 		return MNT_EX_SYSERR;
@@ -293,6 +321,8 @@ static int decide_owner(const char *prog, const struct caller *c,
 	bool boot = false;
 
 	bool ids = opts_has(mr->opts, "uid") || opts_has(mr->opts, "gid");
+	/* X-mount.idmap= (libmount 2.39+): mount(8) idmaps the mount itself */
+	bool mount8_idmaps = opts_has(mr->opts, "X-mount.idmap") && mounter_libmount_idmaps();
 
 	if (stat(mr->plan.source, &st) == 0 && S_ISBLK(st.st_mode)) {
 		device_lookup(st.st_rdev, &dev);
@@ -315,19 +345,28 @@ static int decide_owner(const char *prog, const struct caller *c,
 		 * else */
 		.kernel_support = (dev.removable || ids) &&
 				  kernel_supports_override_running(mr->plan.fstype),
+		.mount8_idmaps = mount8_idmaps,
 		.policy = policy,
 	};
 	owner_decide(&in, d);
+	/* a user's options are the fstab entry's, which mount(8) keeps to
+	 * itself (X-* never reach a helper): its X-mount.idmap= is mount(8)'s
+	 * to apply after the helper, once; the helper's libmount would idmap
+	 * first and mount(8)'s second idmap fail (EPERM) */
+	if (mount8_idmaps && !c->privileged) {
+		if (opts_remove_all(&mr->opts, "X-mount.idmap") < 0)
+			return MNT_EX_SYSERR;
+		notes_add(notes, "X-mount.idmap= left to mount(8), which applies it "
+			  "after the helper");
+	}
 	if (d->kernel_missing)		/* H6: once, whether -v or not */
 		msg_no_kernel_support(prog, mr->plan.source, mr->plan.fstype, ", %s; mounting "
 				      "without the ownership override", d->why);
 	/* what the helper adds or a user mount relies on must reach the kernel */
-	if ((d->action != OWNER_LEAVE || !c->privileged) && !opts_quotes_balanced(mr->opts)) {
-		fprintf(stderr, "%s: %s: unbalanced '\"' in the mount options '%s': "
-			"nosuid, nodev, uid= and gid= after it would be lost; "
-			"not mounting\n", prog, mr->plan.source, mr->opts);
+	if ((d->action != OWNER_LEAVE || !c->privileged) &&
+	    refuse_run_on(prog, mr->plan.source, mr->opts,
+			  "nosuid, nodev, uid= and gid="))
 		return MNT_EX_USAGE;
-	}
 	if (opts_apply_owner(&mr->opts, d, notes))
 		return MNT_EX_SYSERR;
 	if (d->action == OWNER_LEAVE) {
@@ -398,7 +437,7 @@ static int run(const char *prog, int argc, char *argv[])
 	for (size_t i = 0; i < rq.nunknown; i++)
 		fprintf(stderr, "%s: ignoring unknown option '%s'\n", prog, rq.unknown[i]);
 
-	ex = caller.privileged ? request_from_root(&rq, &mr) :
+	ex = caller.privileged ? request_from_root(prog, &rq, &mr) :
 		request_from_user(prog, &rq, &caller, &mr);
 	if (ex == MNT_EX_SUCCESS) {
 		print_notes(prog, mr.plan.target, &mr.warnings);

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@
 #include "mountapi.h"
 #include "mounter.h"
 #include "msg.h"
+#include "optstr.h"
 
 /* the context of a mount.<type> helper for PLAN, with type FSTYPE; 0 or -1 */
 static int setup_context(struct libmnt_context *cxt, const struct mount_plan *p,
@@ -70,6 +72,17 @@ static struct libmnt_context *new_context(const struct mount_plan *p, const char
 	return cxt;
 }
 
+bool mounter_libmount_idmaps(void)
+{
+	const char **features = NULL;
+	int n = mnt_get_library_features(&features);
+
+	for (int i = 0; i < n && features && features[i]; i++)
+		if (strcmp(features[i], "idmapping") == 0)
+			return true;
+	return false;
+}
+
 /* mount(8)'s status for RC, with its message (worded like mount(8)) */
 static int report(struct libmnt_context *cxt, int rc, const struct mount_plan *p,
 		  const char *progname)
@@ -84,6 +97,87 @@ static int report(struct libmnt_context *cxt, int rc, const struct mount_plan *p
 	return ex;
 }
 
+/*
+ * The user=NAME of the final options in /run/mount/utab, so that NAME can
+ * umount. libmount 2.38 writes it there from within a helper; libmount
+ * 2.40+ keeps a user=NAME given to a helper out of utab (mount(8) 2.40+
+ * adds it itself once the helper has exited), so a helper run without
+ * mount(8) would leave a mount its user cannot unmount. Whatever the
+ * libmount: read the new mount's entry as libmount merges mountinfo and
+ * utab, and when user=NAME is missing write it with libmount's update API
+ * (the entry's options modified, or an entry added). mount(8) 2.40+ then
+ * finds nothing missing. 0, or -errno / a libmount error.
+ */
+static int record_user(struct libmnt_context *cxt, const struct mount_plan *p)
+{
+	struct libmnt_table *tb = NULL;
+	struct libmnt_update *upd = NULL;
+	struct libmnt_fs *fs, *entry = NULL;
+	const char *name, *target = mnt_context_get_target(cxt);
+	char *user = NULL, *opt = NULL, *have;
+	size_t namesz, havesz;
+	int rc;
+
+	/* -f, -n: no utab; -N: the entry is the other namespace's */
+	if (p->fake || p->nomtab || p->ns || !target ||
+	    opts_get(p->options, "user", &name, &namesz) != 0 || !name || !namesz)
+		return 0;
+	user = strndup(name, namesz);
+	tb = mnt_new_table();
+	rc = !user || !tb ? -ENOMEM : mnt_table_parse_mtab(tb, NULL);
+	if (rc)
+		goto out;
+	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
+	if (!fs) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if (mnt_optstr_get_option(mnt_fs_get_user_options(fs), "user", &have, &havesz) == 0 &&
+	    havesz == namesz && strncmp(have, user, namesz) == 0)
+		goto out;		/* libmount 2.38 wrote it */
+	/* source, target, root and the user options: no mount ID, which
+	 * mount(8) 2.39+ changes when it idmaps the mount (X-mount.idmap=,
+	 * a new mount moved in place) after the helper; utab entries without
+	 * one are matched by source, target and root, as 2.38 writes them */
+	entry = mnt_new_fs();
+	upd = mnt_new_update();
+	if (!entry || !upd || opts_append(&opt, "user", user) ||
+	    mnt_fs_set_source(entry, mnt_fs_get_source(fs)) ||
+	    mnt_fs_set_target(entry, mnt_fs_get_target(fs)) ||
+	    mnt_fs_set_root(entry, mnt_fs_get_root(fs)) ||
+	    mnt_fs_set_fstype(entry, mnt_fs_get_fstype(fs)) ||
+	    mnt_fs_set_options(entry, mnt_fs_get_user_options(fs)) ||
+	    mnt_fs_append_options(entry, opt)) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* an entry libmount wrote (uhelper=, x-...) gets user= beside the
+	 * rest (MS_REMOUNT: its options replaced); none: a new entry */
+	rc = mnt_update_set_fs(upd, mnt_fs_get_user_options(fs) ? MS_REMOUNT : 0, NULL, entry);
+	if (rc == 1)
+		rc = 0;		/* no writable utab: none is kept anywhere */
+	else if (rc == 0)
+		rc = mnt_update_table(upd, NULL);
+out:
+	mnt_free_update(upd);
+	mnt_unref_fs(entry);
+	mnt_unref_table(tb);
+	free(opt);
+	free(user);
+	return rc;
+}
+
+/* as mount(8) says it when the mount is made but utab is not written */
+static int report_utab(int rc, const struct mount_plan *p, const char *progname)
+{
+	if (!rc)
+		return MNT_EX_SUCCESS;
+	fprintf(stderr, "%s: %s: filesystem was mounted, but failed to update userspace "
+		"mount table (user= not recorded: %s).\n", progname, p->target,
+		strerror(rc < 0 ? -rc : rc));
+	return MNT_EX_FILEIO;
+}
+
 int mounter_mount(const struct mount_plan *p, const char *progname)
 {
 	struct libmnt_context *cxt;
@@ -93,6 +187,8 @@ int mounter_mount(const struct mount_plan *p, const char *progname)
 	if (!cxt)
 		return ex;
 	ex = report(cxt, mnt_context_mount(cxt), p, progname);
+	if (ex == MNT_EX_SUCCESS)
+		ex = report_utab(record_user(cxt, p), p, progname);
 	mnt_free_context(cxt);
 	return ex;
 }
@@ -391,6 +487,8 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 	 * without its entry */
 	mnt_context_set_syscall_status(cxt, 0);
 	rc = mnt_context_finalize_mount(cxt);
+	if (!rc)
+		rc = record_user(cxt, p);
 	say_mapped(p, &r, ip, progname);
 	if (r.ro)
 		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "

@@ -24,6 +24,13 @@ struct mount_plan {
  */
 int mounter_mount(const struct mount_plan *plan, const char *progname);
 
+/*
+ * Does the linked libmount idmap mounts itself (X-mount.idmap=, libmount
+ * 2.39+: its feature "idmapping")? Then mount(8) idmaps the mount after a
+ * helper has made it.
+ */
+bool mounter_libmount_idmaps(void);
+
 /* The idmapped-mount fallback: who the stick's owner is to be shown as. */
 struct idmap_plan {
 	bool map_uid, map_gid;	/* which of the two to map */

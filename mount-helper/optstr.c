@@ -35,14 +35,48 @@ int opts_walk(const char *opts, opt_cb cb, void *data)
 	return rc;
 }
 
-bool opts_quotes_balanced(const char *opts)
+/*
+ * Is the last option of OPTS, as the linked libmount reads OPTS, exactly
+ * NAME[=VAL] (VAL NULL: without '=')? False when libmount cannot read OPTS.
+ */
+static bool last_option_is(const char *opts, const char *name, const char *val)
 {
-	bool open = false;
+	char *copy, *next, *n, *v, *last = NULL, *lastval = NULL;
+	size_t nsz, vsz, lastsz = 0, lastvalsz = 0;
+	bool ok = false;
+	int rc;
 
-	for (; opts && *opts; opts++)
-		if (*opts == '"')
-			open = !open;
-	return !open;
+	copy = strdup(opts);
+	if (!copy)
+		return false;
+	next = copy;
+	while ((rc = mnt_optstr_next_option(&next, &n, &nsz, &v, &vsz)) == 0) {
+		last = n;
+		lastsz = nsz;
+		lastval = v;
+		lastvalsz = vsz;
+	}
+	if (rc == 1 && last && opts_name_is(last, lastsz, name) &&
+	    (lastval != NULL) == (val != NULL))
+		ok = !val || (lastvalsz == strlen(val) && strncmp(lastval, val, lastvalsz) == 0);
+	free(copy);
+	return ok;
+}
+
+/* a probe no option string carries: only its read-back matters */
+#define APPEND_PROBE "x-extown-probe"
+
+bool opts_appendable(const char *opts)
+{
+	char *copy = strdup(opts ? opts : "");
+	bool ok;
+
+	if (!copy)
+		return false;
+	ok = mnt_optstr_append_option(&copy, APPEND_PROBE, NULL) == 0 &&
+	     last_option_is(copy, APPEND_PROBE, NULL);
+	free(copy);
+	return ok;
 }
 
 bool opts_has(const char *opts, const char *name)
@@ -168,7 +202,23 @@ const char *opts_passthrough(const char *opts)
 
 int opts_append(char **opts, const char *name, const char *val)
 {
-	return mnt_optstr_append_option(opts, name, val) ? -1 : 0;
+	char *copy = strdup(*opts ? *opts : "");
+
+	if (!copy)
+		return -1;
+	/* written by libmount, and read back by it as written: an option
+	 * before it that runs on (an unpaired '"'; a trailing backslash,
+	 * which makes the ',' an escaped one for libmount 2.40 and later)
+	 * would swallow it */
+	if (mnt_optstr_append_option(&copy, name, val) ||
+	    !last_option_is(copy, name, val)) {
+		free(copy);
+		errno = EINVAL;
+		return -1;
+	}
+	free(*opts);
+	*opts = copy;
+	return 0;
 }
 
 int opts_append_n(char **opts, const char *name, size_t namesz,
@@ -176,16 +226,27 @@ int opts_append_n(char **opts, const char *name, size_t namesz,
 {
 	char *n = strndup(name, namesz);
 	char *v = val ? strndup(val, valsz) : NULL;
-	int rc = (!n || (val && !v)) ? -1 : mnt_optstr_append_option(opts, n, v);
+	int rc = (!n || (val && !v)) ? -1 : opts_append(opts, n, v);
 
 	free(n);
 	free(v);
-	return rc ? -1 : 0;
+	return rc;
 }
 
 int opts_set(char **opts, const char *name, const char *val)
 {
-	return mnt_optstr_set_option(opts, name, val) ? -1 : 0;
+	const char *got;
+	size_t gotsz;
+
+	if (mnt_optstr_set_option(opts, name, val))
+		return -1;
+	/* read back: the first NAME carries VAL, as libmount reads it */
+	if (opts_get(*opts, name, &got, &gotsz) != 0 || (got != NULL) != (val != NULL) ||
+	    (val && (gotsz != strlen(val) || strncmp(got, val, gotsz) != 0))) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }
 
 int opts_remove_all(char **opts, const char *name)

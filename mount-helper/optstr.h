@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Option strings ("ro,nosuid,uid=1000"): reading them and composing them.
- * Every change the helper makes to an option string is made here, through
- * libmount's optstr functions; the other files only ask and decide.
+ * Every read and every change the helper makes to an option string is made
+ * here, through the linked libmount's optstr functions (never a parser of
+ * our own: libmount 2.38 and 2.41 read "\," differently, and the libmount
+ * that mounts is the one whose reading counts); every change is read back
+ * by libmount before it is kept. The other files only ask and decide.
  */
 #ifndef EXTOWN_OPTSTR_H
 #define EXTOWN_OPTSTR_H
@@ -24,11 +27,16 @@ typedef int (*opt_cb)(const char *name, size_t namesz, const char *val,
 int opts_walk(const char *opts, opt_cb cb, void *data);
 
 /*
- * Does every '"' in OPTS have its closing one? libmount reads everything
- * after an unpaired '"' as one quoted value, so options appended after it
- * (nosuid, nodev, uid=, gid=) would silently not reach the kernel.
+ * Would an option appended to OPTS be read by the linked libmount as an
+ * option of its own? Asked of libmount itself (it appends a probe and reads
+ * the string back), so the answer is the reading of whichever libmount the
+ * helper runs with: an unpaired '"' makes libmount read the rest as one
+ * quoted value (every version); an option ending in a backslash makes the
+ * ',' after it an escaped one for libmount 2.40 and later, not for 2.38.
+ * Either way nosuid, nodev, uid= and gid= appended would silently not reach
+ * the kernel. NULL: true.
  */
-bool opts_quotes_balanced(const char *opts);
+bool opts_appendable(const char *opts);
 
 /* Is option NAME (any value) present in the comma-separated OPTS? */
 bool opts_has(const char *opts, const char *name);
@@ -64,14 +72,19 @@ int opts_last_id(const char *opts, const char *name, uint32_t *id);
  */
 const char *opts_passthrough(const char *opts);
 
-/* Append NAME[=VAL] (VAL NULL: no '='); 0 or -1. */
+/*
+ * Append NAME[=VAL] (VAL NULL: no '=') with libmount, and read the result
+ * back with libmount: -1 (errno EINVAL) and *OPTS unchanged when libmount
+ * does not read the last option as exactly NAME[=VAL] (see
+ * opts_appendable()); -1 (ENOMEM) out of memory; else 0.
+ */
 int opts_append(char **opts, const char *name, const char *val);
 
 /* Append NAME (NAMESZ bytes) [=VAL (VALSZ bytes)]; 0 or -1. */
 int opts_append_n(char **opts, const char *name, size_t namesz,
 		  const char *val, size_t valsz);
 
-/* Set the value of the first NAME to VAL; 0 or -1. */
+/* Set the value of the first NAME to VAL, read back as in opts_append(); 0 or -1. */
 int opts_set(char **opts, const char *name, const char *val);
 
 /* Remove every NAME; how many were removed, or -1. */

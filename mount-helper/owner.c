@@ -99,6 +99,12 @@ static void given_ids(const struct owner_input *in, struct owner_decision *d)
 		return;
 	}
 	d->strip_ids = true;
+	if (in->mount8_idmaps) {
+		d->mount8_idmap = true;
+		snprintf(d->why, sizeof(d->why), "uid=/gid= removed; the fstab entry's "
+			 "X-mount.idmap= gives the idmapped mount (mount(8) makes it)");
+		return;
+	}
 	if (!fallback_allowed(in->policy)) {
 		d->kernel_missing = true;
 		snprintf(d->why, sizeof(d->why), "uid=/gid= removed, no idmapped mount "
@@ -126,7 +132,12 @@ static void decide_action(const struct owner_input *in, struct owner_decision *d
 		return;
 	}
 	stay = decide(in, d);
-	if (!stay && !in->kernel_support) {
+	if (!stay && !in->kernel_support && in->mount8_idmaps) {
+		/* mount(8) idmaps after the helper; idmapping twice fails */
+		d->mount8_idmap = true;
+		stay = "the fstab entry's X-mount.idmap= gives the idmapped mount "
+		       "(mount(8) makes it; an idmapped mount cannot be idmapped again)";
+	} else if (!stay && !in->kernel_support) {
 		if (fallback_allowed(in->policy)) {
 			d->action = OWNER_IDMAP;
 			d->helper_owner = d->map_uid = d->map_gid = true;
@@ -152,7 +163,8 @@ static void decide_action(const struct owner_input *in, struct owner_decision *d
 static bool needs_nosuid_nodev(const struct owner_input *in,
 			       const struct owner_decision *d)
 {
-	if (d->action == OWNER_ADD || (d->action == OWNER_IDMAP && d->helper_owner))
+	if (d->action == OWNER_ADD || (d->action == OWNER_IDMAP && d->helper_owner) ||
+	    d->mount8_idmap)
 		return true;
 	return !in->privileged && (d->action == OWNER_IDMAP ||
 				   opts_has(in->options, "uid") ||

@@ -26,6 +26,9 @@ struct owner_input {
 	bool boot_fs;		/* holds /, or an fstab entry without noauto (H9) */
 	const char *passthrough; /* remount, bind, ...: opts_passthrough() (H9) */
 	bool kernel_support;	/* K10: kernel-support.h */
+	/* the fstab entry carries X-mount.idmap= and mount(8) (libmount
+	 * 2.39+) idmaps the mount itself once the helper has mounted it */
+	bool mount8_idmaps;
 	const struct policy *policy;
 };
 
@@ -41,6 +44,8 @@ struct owner_decision {
 	bool kernel_missing;	/* no uid=/gid= and no idmapped mount either (H6) */
 	bool strip_ids;		/* remove uid= and gid=: the kernel would refuse them */
 	bool helper_owner;	/* the helper chose the owner */
+	bool mount8_idmap;	/* no idmapped mount of the helper's: mount(8)'s
+				 * X-mount.idmap= makes one (in->mount8_idmaps) */
 	bool nosuid_nodev;	/* force nosuid,nodev (the one place it is decided) */
 	bool map_uid, map_gid;	/* OWNER_IDMAP: which of uid, gid to map */
 	uid_t uid;
@@ -55,10 +60,14 @@ void owner_decide(const struct owner_input *in, struct owner_decision *d);
  * options (root's, udisks', or an fstab entry's) are removed and, unless the
  * policy is broken or says idmap-fallback = no, given through an idmapped
  * mount (OWNER_IDMAP); an owner the helper would add likewise. With the
- * fallback off the helper's owner is left out (kernel_missing).
+ * fallback off the helper's owner is left out (kernel_missing). Where
+ * mount(8) makes an idmapped mount itself (in->mount8_idmaps: X-mount.idmap=
+ * in the fstab entry), the helper makes none (an idmapped mount cannot be
+ * idmapped again): OWNER_LEAVE with mount8_idmap, uid=/gid= the kernel
+ * lacks removed all the same, nosuid,nodev forced.
  *
  * nosuid_nodev is set for every OWNER_ADD, for OWNER_IDMAP with
- * helper_owner, and for an unprivileged caller's mount with uid=/gid= in the
+ * helper_owner, for mount8_idmap, and for an unprivileged caller's mount with uid=/gid= in the
  * options or OWNER_IDMAP: a presented owner with device nodes or setuid
  * files would give the user access beyond the stick.
  *

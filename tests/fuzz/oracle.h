@@ -105,22 +105,38 @@ static inline void check_kernel_ids(const char *opts, const char *granted)
 	}
 }
 
-/* The mount flags libmount derives from OPTS include nosuid and nodev. */
+/*
+ * nosuid and nodev, by the linked libmount's own reading of the final
+ * string OPTS: each present as an option of its own (no value), and the
+ * mount flags libmount derives from OPTS include MS_NOSUID and MS_NODEV (no
+ * later suid or dev undoes them). Nothing of the helper's is asked: an
+ * option the helper appended but libmount reads into the one before it
+ * (an unpaired '"'; "x\,nosuid" for libmount 2.40+) is a violation.
+ */
 static inline void check_nosuid_nodev(const char *opts)
 {
+	static const char *const names[] = { "nosuid", "nodev" };
 	unsigned long flags = 0;
-
 	char *val;
 	size_t valsz;
 
 	if (mnt_optstr_get_flags(opts, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)))
 		return;	/* libmount refuses the string: nothing gets mounted */
-	/* "nosuid=X" / "nodev=X" (present for opts_has(), so not added again):
-	 * libmount passes them to the kernel as file-system data, where ext2
-	 * and ext4 refuse the unknown parameter: the mount fails (EINVAL) */
-	if ((mnt_optstr_get_option(opts, "nosuid", &val, &valsz) == 0 && valsz) ||
-	    (mnt_optstr_get_option(opts, "nodev", &val, &valsz) == 0 && valsz))
-		return;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int rc = mnt_optstr_get_option(opts, names[i], &val, &valsz);
+
+		if (rc < 0)
+			return;	/* libmount cannot read it: nothing gets mounted */
+		/* "nosuid=X" / "nodev=X" (present for opts_has(), so not added
+		 * again): libmount passes them to the kernel as file-system
+		 * data, where ext2 and ext4 refuse the unknown parameter: the
+		 * mount fails (EINVAL) */
+		if (rc == 0 && val && valsz)
+			return;
+		if (rc != 0)
+			fuzz_violation(i ? "owner added but libmount reads no nodev option"
+					 : "owner added but libmount reads no nosuid option", opts);
+	}
 	if (!(flags & MS_NOSUID))
 		fuzz_violation("owner added but libmount would mount without nosuid", opts);
 	if (!(flags & MS_NODEV))

@@ -12,8 +12,17 @@
 #   tests/fuzz/run.sh
 #
 # Environment:
-#   EXTOWN_FUZZ_SECONDS  total fuzzing time, split evenly (default 60)
+#   EXTOWN_FUZZ_SECONDS  fuzzing time per release, split evenly between the
+#                        targets (default 60)
 #   EXTOWN_FUZZ_JOBS     libFuzzer -jobs/-workers per target (default 1)
+#   EXTOWN_RELEASES      the releases (tests/lib/releases.sh; default all
+#                        of tools/releases)
+# The host's run is followed by the same run in a copy of each other
+# release's build tree (tools/in-build-root.sh: its clang and its libmount,
+# which reads option strings its own way: 2.41 reads "\," as an escaped
+# comma, 2.38 does not), named fuzz.RELEASE.TARGET.* (fuzz.trixie.owner.
+# no_crash), its files in build/RELEASE/fuzz/. EXTOWN_RELEASE is set inside
+# such a tree (no recursion).
 # Seed corpus: tests/fuzz/corpus/TARGET/ (committed, small). Inputs found
 # during the run go to build/fuzz/corpus/TARGET/ (kept between runs, not
 # committed); a crash leaves build/fuzz/artifacts/TARGET-crash-*.
@@ -96,3 +105,18 @@ for t in "${targets[@]}"; do
 		fail "fuzz.$t.no_crash" "exit $rc, $execs execs, artifacts: ${artifacts:-none}; $(grep -m 1 -E 'ERROR|violated|runtime error' "$log" || true) (log $log)"
 	fi
 done
+
+# The same targets against each other release's libmount.
+if [ -z "${EXTOWN_RELEASE:-}" ]; then
+	# shellcheck source=tests/lib/releases.sh
+	. "$top/tests/lib/releases.sh"
+	for rel in $(releases_in_build_roots); do
+		mkdir -p "$top/build/$rel"
+		rc=0
+		"$top/tools/in-build-root.sh" "$rel" "$top/tests/fuzz/run.sh" \
+			>"$top/build/$rel/fuzz.out" 2>"$top/build/$rel/fuzz.log" || rc=$?
+		grep '^fuzz: ' "$top/build/$rel/fuzz.log" | sed "s/^fuzz: /fuzz: $rel: /" >&2 || true
+		release_relay "$rel" fuzz "$top/build/$rel/fuzz.out" ||
+			fail_always "fuzz.$rel.harness" "no results from $rel's build tree (status $rc; see $top/build/$rel/fuzz.log)"
+	done
+fi

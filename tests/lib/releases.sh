@@ -14,6 +14,18 @@
 #                           security suites from MIRROR's -security archive)
 #   release_mirror          the Debian mirror: $EXTOWN_E2E_MIRROR, else the
 #                           first non-security URI of the host's apt sources
+#   release_host            the host's own release (VERSION_CODENAME of
+#                           /etc/os-release)
+#   releases_in_build_roots the releases_selected other than the host's:
+#                           the ones a suite runs in tools/in-build-root.sh
+#   release_relay REL SUITE FILE
+#                           the PASS/FAIL/SKIP lines of FILE (a run of the
+#                           suite in REL's build tree) with "SUITE." made
+#                           "SUITE.REL." (helper.H3.x -> helper.trixie.H3.x),
+#                           those the filter selects, paths under
+#                           $top/build/ made $top/build/REL/ (where
+#                           tools/in-build-root.sh keeps them); status 1
+#                           when FILE holds no result line at all
 
 releases_table=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/releases
 
@@ -84,4 +96,36 @@ release_apt() {
 		touch "$dir/updated"
 	fi
 	"$cmd" "${opts[@]}" "$@"
+}
+
+release_host() {
+	(
+		# shellcheck disable=SC1091 # the host's file
+		. /etc/os-release
+		echo "${VERSION_CODENAME:-}"
+	)
+}
+
+releases_in_build_roots() {
+	local r host
+	host=$(release_host)
+	for r in $(releases_selected); do
+		[ "$r" = "$host" ] || echo "$r"
+	done
+}
+
+release_relay() {
+	local rel=$1 suite=$2 line name any=1
+	[ -f "$3" ] || return 1
+	while IFS= read -r line; do
+		case $line in PASS\ "$suite".* | FAIL\ "$suite".* | SKIP\ "$suite".*) ;; *) continue ;; esac
+		any=0
+		line="${line%% *} $suite.$rel.${line#* "$suite".}"
+		# the tree's $top/build is the host's $top/build/REL
+		[ -z "${top:-}" ] || line=${line//"$top/build/"/"$top/build/$rel/"}
+		name=${line#* }
+		t_match "${name%%: *}" || continue
+		t_line "$line"
+	done <"$3"
+	return "$any"
 }

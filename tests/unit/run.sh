@@ -16,6 +16,14 @@
 # other status, or 1 without a FAIL line, is a crash or a sanitizer report:
 # "FAIL helper.<program>.run: ..." after the program's own lines.
 #
+# Then the same run in a copy of each other release's build tree
+# (tools/in-build-root.sh: that release's compiler and libmount, e.g.
+# trixie's libmount 2.41 beside the host's 2.38), its tests named with the
+# release after "helper." (helper.trixie.H3.unbalanced_quotes_detected), its
+# build in build/RELEASE/asan. EXTOWN_RELEASES (tests/lib/releases.sh) picks
+# the releases; the host's own is the run above. EXTOWN_RELEASE is set
+# inside such a tree (the run there does not recurse).
+#
 # EXTOWN_TEST_FILTER (space-separated patterns, set by tests/run
 # SUITE:PATTERN): only the tests whose name contains one of them, read as a
 # glob, as tests/run reads it. The test programs get the patterns as
@@ -124,3 +132,17 @@ for page in mount-helper/mount.ext4.8 mount-helper/extown.conf.5; do
 		pass "$name"
 	fi
 done
+
+# The same tests against each other release's libmount and compiler.
+if [ -z "${EXTOWN_RELEASE:-}" ]; then
+	# shellcheck source=tests/lib/releases.sh
+	. "$top/tests/lib/releases.sh"
+	for rel in $(releases_in_build_roots); do
+		mkdir -p "$top/build/$rel"
+		rc=0
+		"$top/tools/in-build-root.sh" "$rel" "$top/tests/unit/run.sh" \
+			>"$top/build/$rel/unit.out" 2>"$top/build/$rel/unit.log" || rc=$?
+		release_relay "$rel" helper "$top/build/$rel/unit.out" ||
+			fail_always "helper.$rel.harness" "no results from $rel's build tree (status $rc; see $top/build/$rel/unit.log)"
+	done
+fi

@@ -8,7 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/mount.h>
 #include <unistd.h>
+
+#include <libmount.h>
 
 #include "owner.h"
 #include "kernel-support.h"
@@ -143,6 +146,83 @@ TEST(t_suid_dev_replaced, "helper.H3.suid_dev_replaced_by_nosuid_nodev")
 	CHECK(count_opt(out, "exec") == 1, "exec (harmless, granted) removed: '%s'", out);
 	free(out);
 	return 0;
+}
+
+/*
+ * Does the linked libmount read NAME as an option of its own in OPTS, and
+ * derive FLAG from OPTS? Asked of libmount, not split here.
+ */
+static bool libmount_reads_flag(const char *opts, const char *name, unsigned long flag)
+{
+	unsigned long flags = 0;
+	char *val;
+	size_t valsz;
+
+	return mnt_optstr_get_option(opts, name, &val, &valsz) == 0 && !valsz &&
+	       mnt_optstr_get_flags(opts, &flags, mnt_get_builtin_optmap(MNT_LINUX_MAP)) == 0 &&
+	       (flags & flag);
+}
+
+/* Does the linked libmount read NAME=VALUE as the first NAME of OPTS? */
+static bool libmount_reads_value(const char *opts, const char *name, const char *value)
+{
+	char *val;
+	size_t valsz;
+
+	return mnt_optstr_get_option(opts, name, &val, &valsz) == 0 && val &&
+	       valsz == strlen(value) && strncmp(val, value, valsz) == 0;
+}
+
+/* the owner is added with uid=,gid=,nosuid,nodev as libmount reads them, or
+ * not at all */
+static int owner_with_nosuid_nodev(const char *opts, bool must_apply, char *why)
+{
+	const char *ver = NULL;
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+	int rc;
+	char final[256];
+	bool read;
+
+	mnt_get_library_version(&ver);
+	policy_init(&p);
+	in = user_input(&p, opts);
+	rc = decide_apply(&in, &d, &out, &n);
+	snprintf(final, sizeof(final), "%s", out ? out : "(null)");
+	read = out && libmount_reads_flag(out, "nosuid", MS_NOSUID) &&
+	       libmount_reads_flag(out, "nodev", MS_NODEV) &&
+	       libmount_reads_value(out, "uid", "1000") &&
+	       libmount_reads_value(out, "gid", "1000");
+	free(out);
+	CHECK(d.action == OWNER_ADD, "no owner decided for '%s'", opts);
+	CHECK(rc == 0 || !must_apply, "libmount %s: '%s' refused", ver, opts);
+	CHECK(rc != 0 || read, "libmount %s reads no uid=1000,gid=1000,nosuid,nodev in "
+	      "'%s' (from '%s')", ver, final, opts);
+	return 0;
+}
+
+TEST(t_nosuid_after_backslash, "helper.H3.nosuid_nodev_after_trailing_backslash_read_by_libmount")
+{
+	/* libmount 2.40+ reads "x\,uid=1000" and "x\,nosuid" as one option */
+	if (owner_with_nosuid_nodev("rw,noexec,user=alice,x\\", false, why))
+		return -1;
+	if (owner_with_nosuid_nodev("rw,uid=1000,gid=1000,user=alice,x\\", false, why))
+		return -1;
+	if (owner_with_nosuid_nodev("rw,x\\,suid,user=alice", false, why))
+		return -1;
+	/* a backslash inside an option is nobody's concern */
+	return owner_with_nosuid_nodev("rw,user=alice,x=a\\b", true, why);
+}
+
+TEST(t_nosuid_after_quote, "helper.H3.nosuid_nodev_after_unpaired_quote_read_by_libmount")
+{
+	/* every libmount reads the rest as one quoted value */
+	if (owner_with_nosuid_nodev("rw,user=alice,a\"b", false, why))
+		return -1;
+	return owner_with_nosuid_nodev("rw,user=alice,context=\"a,b\"", true, why);
 }
 
 TEST(t_udisks_untouched, "helper.H5.udisks_options_untouched")
@@ -387,6 +467,57 @@ TEST(t_idmap_given, "helper.H6.given_uid_gid_idmapped_and_removed")
 	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
 	CHECK(d.action == OWNER_LEAVE && strcmp(out, in.options) == 0,
 	      "supporting kernel: action %d, '%s'", d.action, out);
+	free(out);
+	return 0;
+}
+
+TEST(t_mount8_idmap, "helper.S1.x_mount_idmap_left_to_mount8")
+{
+	struct policy p;
+	struct owner_decision d;
+	struct notes n = { 0 };
+	struct owner_input in;
+	char *out;
+
+	policy_init(&p);
+	/* the helper would idmap (no uid= in the kernel): mount(8) does */
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.kernel_support = false;
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && d.mount8_idmap, "helper still idmaps (action %d)", d.action);
+	CHECK(d.nosuid_nodev, "nosuid,nodev not forced for mount(8)'s idmapped mount");
+	CHECK(!d.kernel_missing, "said to mount without an owner");
+	CHECK(strstr(d.why, "X-mount.idmap"), "why: %s", d.why);
+	CHECK(strcmp(out, in.options) == 0, "options changed: '%s'", out);
+	free(out);
+
+	/* fstab's uid= the kernel lacks: removed, not idmapped by the helper */
+	in = user_input(&p, "rw,nosuid,nodev,uid=1000,user=alice");
+	in.kernel_support = false;
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && d.strip_ids && d.mount8_idmap,
+	      "given uid= not left to mount(8) (action %d)", d.action);
+	CHECK(count_opt(out, "uid=1000") == 0, "uid= kept for a kernel without it: '%s'", out);
+	free(out);
+
+	/* a kernel with uid=: the owner is added, mount(8) idmaps on top */
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_ADD && count_opt(out, "uid=1000") == 1,
+	      "no uid= on a supporting kernel: '%s'", out);
+	free(out);
+
+	/* an untagged device: as before, nothing */
+	in = user_input(&p, "rw,noexec,nosuid,nodev,user=alice");
+	in.kernel_support = false;
+	in.removable = false;
+	in.mount8_idmaps = true;
+	CHECK(decide_apply(&in, &d, &out, &n) == 0, "apply failed");
+	CHECK(d.action == OWNER_LEAVE && !d.mount8_idmap && !d.nosuid_nodev,
+	      "untagged device touched");
 	free(out);
 	return 0;
 }

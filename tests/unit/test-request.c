@@ -3,7 +3,10 @@
  * Unit tests of request.c (argv parsing, H1), restricted.c (H4 id checks,
  * a user's options, H3, H8) and optstr.c.
  */
+#include <stdbool.h>
 #include <stdlib.h>
+
+#include <libmount.h>
 
 #include "optstr.h"
 #include "request.h"
@@ -102,9 +105,12 @@ TEST(t_unknown_flags_ignored, "helper.H1.unknown_flags_ignored")
 /* Issue 10 defect 1 / H8: users add nothing mount(8) would not pass */
 TEST(t_user_argv_checked, "helper.H8.user_argv_options_only_as_mount8")
 {
+	/* mount(8) 2.38's order, then 2.41's (the implied options after the
+	 * grant) */
 	static const char *const ok[] = {
 		"rw,noexec,nosuid,nodev,user", "ro,noexec,nosuid,nodev,user",
 		"rw,users,exec,suid,dev", "user=alice",
+		"rw,user,noexec,nosuid,nodev", "ro,user,noexec,nosuid,nodev",
 	};
 	static const char *const bad[] = {
 		"uid=1000", "gid=1000", "noatime", "exec", "dev", "suid", "user=bob",
@@ -125,6 +131,8 @@ TEST(t_user_argv_checked, "helper.H8.user_argv_options_only_as_mount8")
 				   err, sizeof(err)) == 0, "ids written in fstab refused: %s", err);
 	CHECK(opts_check_user_argv("user", "users", "alice", err, sizeof(err)) == -1,
 	      "user accepted for a users entry");
+	CHECK(opts_check_user_argv("rw,users,nosuid,nodev,exec", "users,exec,noauto", "alice",
+				   err, sizeof(err)) == 0, "mount(8) 2.41's users,exec refused: %s", err);
 	/* what mount(8) passes only when it refuses the request itself */
 	CHECK(opts_check_user_argv(NULL, "user,noauto", "alice", err, sizeof(err)) == -1,
 	      "no options (mount(8) refused: both source and target given) accepted");
@@ -263,6 +271,15 @@ TEST(t_user_options_from_fstab, "helper.H3.user_mount_options_from_fstab")
 	      "positive exec/suid/dev in '%s'", out);
 	CHECK(warn.n == 0, "spurious warning: %s", warn.line[0]);
 	free(out);
+	/* mount(8) 2.41's order for the same entry (seen on Debian 13) */
+	out = NULL;
+	CHECK(opts_for_user_mount("user,noauto", "rw,user,noexec,nosuid,nodev", false,
+				  "alice", &out, &warn) == 0, "2.41's order failed");
+	CHECK(count_opt(out, "user=alice") == 1 && count_opt(out, "noexec") == 1 &&
+	      count_opt(out, "nosuid") == 1 && count_opt(out, "nodev") == 1 &&
+	      count_opt(out, "exec") == 0, "2.41's order gave '%s'", out);
+	CHECK(warn.n == 0, "spurious warning: %s", warn.line[0]);
+	free(out);
 	return 0;
 }
 
@@ -347,11 +364,60 @@ TEST(t_resolve_implied_root, "helper.H3.user_implied_options_resolved")
 
 TEST(t_quotes_balanced, "helper.H3.unbalanced_quotes_detected")
 {
-	CHECK(opts_quotes_balanced("rw,nosuid"), "no quotes called unbalanced");
-	CHECK(opts_quotes_balanced(NULL), "NULL called unbalanced");
-	CHECK(opts_quotes_balanced("context=\"a,b\",rw"), "a quoted value called unbalanced");
-	CHECK(!opts_quotes_balanced("rw,a\"b,nosuid,nodev"), "one quote accepted");
-	CHECK(!opts_quotes_balanced("x=\"a\",y=\"b,uid=1000"), "third quote accepted");
+	char *o;
+
+	CHECK(opts_appendable("rw,nosuid"), "no quotes called unbalanced");
+	CHECK(opts_appendable(NULL), "NULL called unbalanced");
+	CHECK(opts_appendable(""), "an empty string called unbalanced");
+	CHECK(opts_appendable("context=\"a,b\",rw"), "a quoted value called unbalanced");
+	CHECK(!opts_appendable("rw,a\"b,nosuid,nodev"), "one quote accepted");
+	CHECK(!opts_appendable("x=\"a\",y=\"b,uid=1000"), "third quote accepted");
+	o = strdup("rw,a\"b");
+	CHECK(o && opts_append(&o, "nosuid", NULL) == -1, "nosuid appended into a quote: '%s'", o);
+	CHECK(strcmp(o, "rw,a\"b") == 0, "a refused append changed the options: '%s'", o);
+	free(o);
+	return 0;
+}
+
+/* does the linked libmount read "a\,b" as one option (2.40 and later)? */
+static bool libmount_escapes_commas(void)
+{
+	char *val;
+	size_t valsz;
+
+	return mnt_optstr_get_option("a\\,b", "b", &val, &valsz) == 1;
+}
+
+TEST(t_backslash_per_libmount, "helper.H3.trailing_backslash_as_libmount_reads_it")
+{
+	const char *ver = NULL;
+	bool escapes = libmount_escapes_commas();
+	char *o, *val;
+	size_t valsz;
+	int rc;
+
+	mnt_get_library_version(&ver);
+	/* the fact the helper has to live with: 2.38 splits at every ',',
+	 * 2.40+ reads a ',' after a backslash as part of the option */
+	CHECK(escapes == (mnt_parse_version_string(ver) >= 2400),
+	      "libmount %s %s \\, as an escaped comma", ver, escapes ? "reads" : "does not read");
+	CHECK(opts_appendable("rw,x\\") == !escapes,
+	      "libmount %s: 'rw,x\\' called %sappendable", ver, escapes ? "" : "not ");
+	CHECK(opts_appendable("rw,x\\y"), "a backslash inside an option refused");
+	o = strdup("rw,x\\");
+	rc = o ? opts_append(&o, "nosuid", NULL) : -2;
+	if (escapes) {
+		CHECK(rc == -1, "libmount %s: nosuid appended after a backslash: '%s'", ver, o);
+		CHECK(strcmp(o, "rw,x\\") == 0, "a refused append changed the options: '%s'", o);
+	} else {
+		CHECK(rc == 0 && mnt_optstr_get_option(o, "nosuid", &val, &valsz) == 0 && !valsz,
+		      "libmount %s: nosuid not appended after x\\: '%s'", ver, o);
+	}
+	free(o);
+	o = strdup("rw,user");
+	CHECK(o && opts_set(&o, "user", "alice") == 0 && strcmp(o, "rw,user=alice") == 0,
+	      "user=alice not set: '%s'", o);
+	free(o);
 	return 0;
 }
 

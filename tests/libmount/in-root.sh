@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The helper with one release's libmount and mount(8), for real: run inside
+# a copy of that release's build tree by tests/libmount/run.sh (through
+# tools/in-build-root.sh, which sets EXTOWN_RELEASE), as root, in a private
+# mount namespace on the host's kernel. Builds this checkout's mount.ext4
+# with the tree's compiler and libmount, installs it setuid root in the
+# tree, makes a user alice (1000), two ext4 loop devices whose root
+# directories belong to uid 1234 (one tagged EXTOWN_REMOVABLE=1 in the udev
+# database under /run/udev/data, one not) and user fstab entries, and
+# mounts and unmounts as alice (setpriv: real and effective ids 1000):
+#
+#   direct.{tagged,untagged}.*   mount.ext4 run directly (without
+#                                mount(8)), as mount(8) would run it:
+#                                mounted, user=alice in /run/mount/utab,
+#                                alice can umount (docs/mount-helper.md)
+#   mount8.{tagged,untagged}.*   the same through the tree's mount(8)
+#   idmap.*                      an entry with X-mount.idmap= (mount(8)
+#                                2.39+, "idmapping" in mount -V; SKIP
+#                                otherwise): mount(8) idmaps it, not the
+#                                helper; utab written, no utab.act left,
+#                                alice can umount
+#
+# stdout: PASS/FAIL/SKIP libmount.NAME lines (tests/libmount/run.sh puts
+# the release into the names). Exit 1 when the set-up breaks.
+set -euo pipefail
+
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# shellcheck source=tests/lib/harness.sh
+. "$top/tests/lib/harness.sh"
+T_LOG=libmount harness_test=libmount
+release=${EXTOWN_RELEASE:?run by tests/libmount/run.sh, through tools/in-build-root.sh}
+need_root "loop devices, mounts"
+
+img_dir=$(mktemp -d /var/tmp/extown-libmount.XXXXXX)
+loops=()
+# shellcheck disable=SC2317 # run by the EXIT trap
+cleanup() {
+	local m l
+	for m in /media/stick /media/disk /media/idmap; do
+		while mountpoint -q "$m" 2>/dev/null; do umount "$m" || break; done
+	done
+	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
+	rm -rf "$img_dir"
+}
+trap cleanup EXIT
+
+build=$top/build/libmount-helper
+"$top/tools/build-helper.sh" --install / "$build" >/dev/null 2>&1 ||
+	harness_fail "cannot build and install mount.ext4 in the $release tree (see build/$release/libmount-helper/build.log)"
+[ "$(stat -c '%u %a' /usr/sbin/mount.ext4)" = "0 4755" ] ||
+	harness_fail "/usr/sbin/mount.ext4 is not setuid root"
+id alice >/dev/null 2>&1 || useradd -u 1000 -U -M -s /bin/sh alice ||
+	harness_fail "useradd alice failed"
+
+# newloop NAME TAGGED: an ext4 image (root directory 1234:1234) on a new loop device
+newloop() {
+	local img=$img_dir/$1.img dev
+	truncate -s 32M "$img"
+	mkfs.ext4 -q -F -E root_owner=1234:1234 "$img" || harness_fail "mkfs.ext4 failed"
+	dev=$(losetup -f --show "$img") || harness_fail "losetup failed"
+	loops+=("$dev")
+	if [ "$2" = yes ]; then
+		mkdir -p /run/udev/data
+		printf 'E:EXTOWN_REMOVABLE=1\nE:ID_FS_UUID=%s\n' "$(blkid -o value -s UUID "$dev")" \
+			>"/run/udev/data/b$((0x$(stat -c %t "$dev"))):$((0x$(stat -c %T "$dev")))"
+	fi
+	echo "$dev"
+}
+tagged=$(newloop stick yes)
+untagged=$(newloop disk no)
+# X-mount.idmap=: the stick's uid and gid 1234 shown as 1000 (alice) (with
+# trixie's mount(8) "b:1234:1000:1" does that; "b:1000:1234:1" shows 1234
+# as 65534)
+idmap_opt='X-mount.idmap=b:1234:1000:1'
+mkdir -p /media/stick /media/disk /media/idmap
+cat >/etc/fstab <<EOF
+$tagged /media/stick ext4 user,noauto 0 0
+$untagged /media/disk ext4 user,noauto 0 0
+$tagged /media/idmap ext4 user,noauto,$idmap_opt 0 0
+EOF
+
+as_alice() { setpriv --reuid=1000 --regid=1000 --init-groups "$@"; }
+
+# utab_user TARGET: /run/mount/utab's entry for TARGET says user=alice
+utab_user() {
+	grep -E "(^| )TARGET=$1( |\$)" /run/mount/utab 2>/dev/null | grep -qE '(^| |,|OPTS=)user=alice(,| |$)'
+}
+
+# mounts PREFIX TARGET OWNER CMD...: CMD (as alice) mounts TARGET; its root
+# directory shows OWNER; utab names alice; alice umounts it
+mounts() {
+	local p=$1 target=$2 owner=$3 rc=0 out
+	shift 3
+	out=$(as_alice "$@" 2>&1) || rc=$?
+	if [ "$rc" -eq 0 ] && mountpoint -q "$target"; then
+		pass "$p.mounted"
+	else
+		fail "$p.mounted" "status $rc: $(echo "$out" | head -n 2 | tr '\n' ' ')"
+		return 0
+	fi
+	check_eq "$p.owner_shown" "owner of the root directory" "$owner" "$(stat -c %u "$target")"
+	check "$p.utab_user" "no user=alice for $target in /run/mount/utab: $(grep -F "$target" /run/mount/utab 2>/dev/null || echo 'no entry')" \
+		utab_user "$target"
+	rc=0
+	out=$(as_alice umount "$target" 2>&1) || rc=$?
+	if [ "$rc" -eq 0 ] && ! mountpoint -q "$target"; then
+		pass "$p.alice_umounts"
+	else
+		fail "$p.alice_umounts" "umount as alice: status $rc: $(echo "$out" | head -n 1)"
+		umount "$target" 2>/dev/null || true
+	fi
+}
+
+# how mount(8) runs the helper for a user: -o rw,noexec,nosuid,nodev,user
+mounts libmount.direct.tagged /media/stick 1000 \
+	/usr/sbin/mount.ext4 "$tagged" /media/stick -o rw,noexec,nosuid,nodev,user
+mounts libmount.direct.untagged /media/disk 1234 \
+	/usr/sbin/mount.ext4 "$untagged" /media/disk -o rw,noexec,nosuid,nodev,user
+mounts libmount.mount8.tagged /media/stick 1000 mount /media/stick
+mounts libmount.mount8.untagged /media/disk 1234 mount /media/disk
+
+if mount -V | grep -qw idmapping; then
+	rm -f /run/mount/utab.act
+	mounts libmount.idmap /media/idmap 1000 mount /media/idmap
+	check libmount.idmap.no_stale_utab_act "/run/mount/utab.act left behind" \
+		test ! -e /run/mount/utab.act
+else
+	for t in mounted owner_shown utab_user alice_umounts no_stale_utab_act; do
+		skip "libmount.idmap.$t" "mount(8) of $release has no X-mount.idmap= ($(mount -V | head -n 1))"
+	done
+fi
