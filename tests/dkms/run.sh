@@ -127,9 +127,10 @@ flock 9
 
 # keyed on what goes into the packages: HEAD's tree without docs/, bench/
 # and the test suites other than the unit tests (the package build runs
-# those) and tests/package/build-debs.sh (which builds them)
+# those) and tests/package/build-debs.sh (which builds them; the rest of
+# tests/package/ not)
 tree_id=$(git -C "$top" ls-tree -r HEAD |
-	grep -vE $'\t(docs/|bench/|README\\.md$|tests/([^up]|u[^n]|p[^a]))' | sha256sum | cut -c1-40)
+	grep -vE $'\t(docs/|bench/|README\\.md$|tests/([^up]|u[^n]|p[^a])|tests/package/[^b])' | sha256sum | cut -c1-40)
 want=$(cd "$top" && autoconf --trace='AC_INIT:$2' configure.ac | head -n 1)
 
 # ---- 1. the two packages, built on the release ----------------------------------
