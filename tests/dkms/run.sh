@@ -17,11 +17,10 @@
 #    series of kernel-patches/ byte for byte.
 # 2. chroot: an overlay on the stock-kernel tree of tools/e2e/mkroot-stock.sh
 #    RELEASE (the release's linux-image of each base, headers, dkms, gcc,
-#    linux-source-BASE); `apt-get install ./extown_*.deb ./extown-dkms_*.deb
-#    openssl` in it, natively on the host (openssl, on nearly every
-#    installed system through ca-certificates, lets DKMS make its MOK key
-#    and sign the module): DKMS builds ext4.ko for each kernel whose base
-#    has a series, signs it, the initramfs holds the module; the build
+#    linux-source-BASE); `apt-get install ./extown_*.deb ./extown-dkms_*.deb`
+#    in it, natively on the host: DKMS builds ext4.ko for each kernel whose
+#    base has a series, signs it with its own key (openssl, a dependency of
+#    extown-dkms, makes the key), the initramfs holds the module; the build
 #    script refuses a kernel without a series and one whose linux-source is
 #    of another version, with one message, building nothing.
 # 3. patched: the tree as a root disk (mkfs.ext4 -d), booted on each of the
@@ -51,8 +50,9 @@
 # Environment: EXTOWN_DKMS_BREAK=initramfs | version | purge-running |
 # unsigned builds the package with that part broken on purpose (no
 # update-initramfs after DKMS; no MODULE_VERSION; after a removal only the
-# initramfs of the running kernel rebuilt; no openssl in the tree, so DKMS
-# signs nothing), to show which checks catch it. EXTOWN_DKMS_TIMEOUT: the
+# initramfs of the running kernel rebuilt; extown-dkms without its
+# dependency on openssl, which the tree lacks: DKMS signs nothing), to show
+# which checks catch it. EXTOWN_DKMS_TIMEOUT: the
 # timeout of one boot in seconds (default 1500). EXTOWN_DKMS_BOOT=no: the
 # build and chroot checks only, no boot.
 set -euo pipefail
@@ -154,6 +154,10 @@ build_debs() {
 		log "BROKEN ON PURPOSE: no MODULE_VERSION"
 		sed -i '/^MODULE_VERSION/d' "$src/dkms/extown-version.c"
 		;;
+	unsigned)
+		log "BROKEN ON PURPOSE: extown-dkms does not depend on openssl"
+		sed -i 's/, openssl, /, /' "$src/debian/control"
+		;;
 	purge-running)
 		log "BROKEN ON PURPOSE: after a removal only the running kernel's initramfs is rebuilt"
 		sed -i '/^depmod -a/i [ "$kver" = "$(uname -r)" ] || ls /lib/modules/"$kver"/updates/dkms/ext4.ko* >/dev/null 2>&1 || exit 0' \
@@ -206,7 +210,7 @@ conf_ok() {
 # chroot_install: the chroot checks into $wrel/chroot-results, the image into
 # $imgdir
 chroot_install() {
-	local root results k b mlog mod modver magic resolved signer nk nb rc msg start extra=(openssl)
+	local root results k b mlog mod modver magic resolved signer nk nb rc msg start
 	ovl=$(mktemp -d "$cache/overlay.XXXXXX")
 	mkdir -p "$ovl/upper" "$ovl/work" "$ovl/root"
 	root=$ovl/root
@@ -223,19 +227,16 @@ chroot_install() {
 	: >"$results"
 	rcheck() { EXTOWN_TEST_FILTER='' T_RESULTS=$results check "$@"; }
 	cp "$deb" "$ddeb" "$root/tmp/"
-	if [ "$break_what" = unsigned ]; then
-		log "BROKEN ON PURPOSE: no openssl: DKMS makes no key and signs nothing"
-		extra=()
-	fi
 	start=$SECONDS
-	# the tree's apt lists were dropped; openssl comes from the release's mirror
+	# the tree's apt lists were dropped; openssl (a dependency of
+	# extown-dkms) comes from the release's mirror
 	if in_root "$root" apt-get update -q >"$logs/chroot-install.log" 2>&1 &&
-		in_root "$root" apt-get install -y --no-install-recommends "/tmp/${deb##*/}" "/tmp/${ddeb##*/}" "${extra[@]}" \
+		in_root "$root" apt-get install -y --no-install-recommends "/tmp/${deb##*/}" "/tmp/${ddeb##*/}" \
 			>>"$logs/chroot-install.log" 2>&1; then
 		timing "$rel chroot apt-get install (DKMS builds, initramfs)" $((SECONDS - start))
 		rcheck chroot_apt_install "" true
 	else
-		rcheck chroot_apt_install "apt-get install ./extown_*.deb ./extown-dkms_*.deb ${extra[*]} failed: $(grep -m 1 -E '^E:|Error|error' "$logs/chroot-install.log") (see $logs/chroot-install.log)" false
+		rcheck chroot_apt_install "apt-get install ./extown_*.deb ./extown-dkms_*.deb failed: $(grep -m 1 -E '^E:|Error|error' "$logs/chroot-install.log") (see $logs/chroot-install.log)" false
 	fi
 	in_root "$root" apt-get clean
 	rm -rf "$root"/var/lib/apt/lists/*_Packages "$root"/var/lib/apt/lists/*_Translation-*
