@@ -252,12 +252,20 @@ chroot_install() {
 		[ -z "$b" ] || timing "$rel DKMS build of ext4.ko for $k (make.log)" $(($(stat -c %Y "$mlog") - b))
 	done
 	# exactly "installed": dkms 3.0.10 also says "installed (WARNING! Diff
-	# between built and installed module!)" when it refused to replace ext4.ko
+	# between built and installed module!)" when it refused to replace
+	# ext4.ko; dkms 3.2 adds "(Original modules exist)": it keeps a copy of
+	# the in-tree ext4.ko.xz under /var/lib/dkms/extown/original_module
+	installed_re() {
+		local k
+		# shellcheck disable=SC2001 # two characters to escape
+		k=$(sed 's/[.+]/\\&/g' <<<"$1")
+		echo "^extown/$want, $k, x86_64: installed( \(Original modules exist\))?\$"
+	}
 	for k in "${kernels[@]}"; do
 		b=${base_of[$k]}
 		if [ -d "$root/usr/src/extown-$want/patches/${b/_/.}" ]; then
 			rcheck "chroot_dkms_installed_$b" "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
-				grep -qx "extown/$want, $k, x86_64: installed" "$logs/dkms-status.txt"
+				grep -qE "$(installed_re "$k")" "$logs/dkms-status.txt"
 		else
 			rcheck "chroot_dkms_skips_${b}_without_series" "dkms status: $(tr '\n' ';' <"$logs/dkms-status.txt")" \
 				eval '! grep -q "$k.*installed" "$logs/dkms-status.txt" && ! ls "$root/lib/modules/$k/updates/dkms/ext4.ko"* >/dev/null 2>&1'
@@ -266,7 +274,7 @@ chroot_install() {
 	# the module of each kernel DKMS built for: ours, for that kernel,
 	# signed with DKMS's own key, chosen by modprobe, in that kernel's initramfs
 	for k in "${kernels[@]}"; do
-		grep -qx "extown/$want, $k, x86_64: installed" "$logs/dkms-status.txt" || continue
+		grep -qE "$(installed_re "$k")" "$logs/dkms-status.txt" || continue
 		b=${base_of[$k]}
 		mod=$(find "$root/lib/modules/$k/updates/dkms" -name 'ext4.ko*' 2>/dev/null | head -n 1 || true)
 		modver=$( [ -z "$mod" ] || in_root "$root" modinfo -F version "${mod#"$root"}" 2>&1)
