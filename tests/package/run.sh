@@ -314,7 +314,7 @@ package_release() {
 	case $rc in
 	0) ;;
 	1)
-		fail build "dpkg-buildpackage -us -uc failed on $rel: $(grep -m 1 -iE 'error|failed' "$logs/build.log" || tail -n 1 "$logs/build.log") (see $logs/build.log)"
+		fail build "dpkg-buildpackage -us -uc failed on $rel: $(grep -m 1 -E '^(FAIL|dh_[a-z_]+: error|.*: error:)' "$logs/build.log" || tail -n 1 "$logs/build.log") (see $logs/build.log)"
 		return 0
 		;;
 	*)
