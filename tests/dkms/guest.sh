@@ -68,6 +68,13 @@ check root_is_ext4 "/ is '$rootfs'" test "$rootfs" = ext4
 [ "$phase" = boot ] && exit 0
 
 version=$(cat /sys/module/ext4/version 2>/dev/null)
+# the module's taint flags (O: built outside the kernel tree, E: its
+# signature is not by a key the kernel trusts); the kernel's own log of it
+taint=$(cat /sys/module/ext4/taint 2>/dev/null)
+{
+	echo "/sys/module/ext4/taint '$taint', /proc/sys/kernel/tainted $(cat /proc/sys/kernel/tainted)"
+	dmesg | grep -iE 'ext4: (loading|module)|module verification|tainting|signature' || true
+} >>"$out/taint"
 modfile=$(modinfo -F filename ext4 2>&1)
 modver=$(modinfo -F version ext4 2>&1)
 echo "ext4: /sys/module/ext4/version '$version', modinfo: $modfile, version '$modver'" >>"$out/modules"
@@ -133,6 +140,9 @@ patched)
 	check modinfo_is_dkms "modinfo ext4: '$modfile', version '$modver'" \
 		eval '[[ $modfile == /lib/modules/$kver/updates/dkms/ext4.ko* ]] && [ "$modver" = "$want" ]'
 	check feature_file "no $feature" test -e "$feature"
+	# without Secure Boot the kernel loads the module DKMS signed with its
+	# own key (unknown to the kernel) and taints itself: O and E
+	check module_taint_OE "/sys/module/ext4/taint is '$taint'" test "$taint" = OE
 
 	# the uid= mount: files of 1234:1234 shown as 1000:1000, a new file
 	# written as 1000:1000 (the host reads it back with debugfs)
@@ -156,6 +166,7 @@ stock)
 	check module_is_stock "/sys/module/ext4/version is '$version', modinfo: '$modfile' version '$modver'" \
 		eval '[ -z "$version" ] && [[ $modfile == /lib/modules/$kver/kernel/fs/ext4/ext4.ko* ]] && [ -z "$modver" ]'
 	check no_feature_file "$feature exists" test ! -e "$feature"
+	check module_untainted "/sys/module/ext4/taint is '$taint'" test -z "$taint"
 	# the kernel itself refuses uid= (mount -i: no helper)
 	if mount -i -t ext4 -o uid=1000,gid=1000 "$stick" /mnt/t 2>"$out/mount-uid.err"; then
 		umount /mnt/t
