@@ -34,7 +34,7 @@ trap cleanup EXIT
 # shellcheck source=tests/lib/bases.sh
 . "$top/tests/lib/bases.sh"
 T_LOG=kernel harness_test=kernel.checks
-bases=$(bases_selected)
+bases=$(bases_selected kernel)
 
 
 # What checkpatch may still say, "PATCH TYPE: message" as printed with

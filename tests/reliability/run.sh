@@ -61,7 +61,7 @@ NEW_UID=3000 NEW_GID=3001
 harness_init reliability
 
 # --- kernels, workload program, images, initramfs -----------------------
-bases=$(bases_selected)
+bases=$(bases_selected reliability)
 declare -A kernel
 for b in $bases; do
 	for v in patched patched-ext4-for-ext2; do

@@ -29,7 +29,7 @@ harness_init run-ktests ktests
 # suite_plain adds to it.
 plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)
 
-bases=$(bases_selected)
+bases=$(bases_selected vm)
 
 # --- kernels, tool, images, initramfs ---------------------------------
 # kernel_for BASE/VARIANT: the bzImage, built (or taken from the cache) the

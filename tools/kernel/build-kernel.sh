@@ -6,8 +6,9 @@
 #
 # --base: which Debian kernel source and which series of kernel-patches/
 # (kernel-patches/BASE/series): a BASE of the table tools/kernel/bases,
-# which names its source package (/usr/src/PACKAGE.tar.xz) and version;
-# default its first line (EXTOWN_KERNEL_BASE overrides the default).
+# which names its source package, its version and where it comes from
+# (tools/kernel/fetch-source.sh fetches it); default its first line
+# (EXTOWN_KERNEL_BASE overrides the default).
 # EXTOWN_KERNEL_TARBALL: another tarball of that source for the base built.
 #
 # VARIANT:
@@ -56,7 +57,7 @@ jobs=$(nproc)
 . "$top/tests/lib/bases.sh"
 T_LOG='build-kernel'
 usage() {
-	echo "usage: $0 [--base $(bases_all | paste -sd '|')] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
+	echo "usage: $0 [--base $(bases_listed | paste -sd '|')] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
 	exit 2
 }
 
@@ -77,10 +78,10 @@ done
 [ $# -eq 1 ] || usage
 variant=$1
 if ! package=$(base_field "$base" package); then
-	log "unknown base '$base' (tools/kernel/bases: $(bases_all | tr '\n' ' '))"
+	log "unknown base '$base' (tools/kernel/bases: $(bases_listed | tr '\n' ' '))"
 	usage
 fi
-tarball=${EXTOWN_KERNEL_TARBALL:-/usr/src/$package.tar.xz}
+tarball=${EXTOWN_KERNEL_TARBALL:-$(base_tarball "$base")}
 kversion="Linux $(base_field "$base" version) (Debian $package)"
 case $variant in
 unpatched | patched)
@@ -100,10 +101,13 @@ fi
 patchdir=$top/kernel-patches/$base
 src=$cache/$base/src
 
-# The Debian packages it needs (a no-op when they are installed).
+# The Debian packages it needs (a no-op when they are installed), and the
+# source of this base (a no-op when it is there).
 "$top/tools/install-deps.sh" >&2
-
-[ -f "$tarball" ] || die "$tarball is missing (apt-get install $package)"
+if [ -z "${EXTOWN_KERNEL_TARBALL:-}" ]; then
+	"$here/fetch-source.sh" "$base" >/dev/null
+fi
+[ -f "$tarball" ] || die "$tarball is missing"
 
 build=$cache/$base/build/$config_name
 out=$cache/$base/out/$variant
