@@ -10,6 +10,8 @@
 # (tools/kernel/fetch-source.sh fetches it); default its first line
 # (EXTOWN_KERNEL_BASE overrides the default).
 # EXTOWN_KERNEL_TARBALL: another tarball of that source for the base built.
+# EXTOWN_KERNEL_JOBS: make -j (default nproc; more when the machine is
+# shared with other builds).
 #
 # VARIANT:
 #   unpatched             the base as Debian ships it, EXT2_FS=y
@@ -49,7 +51,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${EXTOWN_CACHE:-/var/cache/extown}
-jobs=$(nproc)
+jobs=${EXTOWN_KERNEL_JOBS:-$(nproc)}
 
 # shellcheck source=tests/lib/harness.sh
 . "$top/tests/lib/harness.sh"
