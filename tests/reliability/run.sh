@@ -19,8 +19,9 @@
 #
 #   tests/reliability/run.sh
 #
-# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default every
-# base of tools/kernel/bases); test names are reliability.BASE.*, e.g.
+# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default those
+# of tools/kernel/bases whose SUITES has reliability); test names are
+# reliability.BASE.*, e.g.
 # reliability.6.12.ext4.random_ops.preexisting_owner_kept.
 #
 # Environment (docs/reliability.md):
