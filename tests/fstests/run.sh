@@ -123,6 +123,12 @@ for p in "$top"/tests/fstests/patches/*.patch; do
 			die "tests/fstests/patches/$(basename "$p") does not apply to $fst"
 		fi
 	fi
+	# check only runs tests of tests/DIR/group.list, which fstests' make
+	# writes: write it again for every directory a patch adds tests to
+	sed -n 's#^+++ b/tests/\([^/]*\)/[0-9][0-9]*$#\1#p' "$p" | sort -u | while read -r d; do
+		(cd "$root/opt/fstests/tests/$d" && ../../tools/mkgroupfile group.list) >&2 ||
+			die "tools/mkgroupfile in tests/$d failed"
+	done
 done
 grep -v '^#' "$list" | grep . >"$root/opt/fstests/extown-list"
 # the kernel's .config, for the tests that read it (_require_kernel_config:
