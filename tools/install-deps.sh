@@ -6,9 +6,20 @@
 set -euo pipefail
 
 here=$(dirname "${BASH_SOURCE[0]}")
-# the kernel source of every base (tools/kernel/bases; linux-source-6.12
-# comes from bookworm-security)
-mapfile -t packages < <(awk '!/^#/ && NF { print $2 }' "$here/kernel/bases")
+# shellcheck source=tests/lib/bases.sh
+. "$here/../tests/lib/bases.sh"
+# the kernel source of every base of tools/kernel/bases that comes from
+# the machine's apt sources (linux-source-6.12 from bookworm-security);
+# the others are fetched into the cache by tools/kernel/fetch-source.sh
+# (below, once the tools it uses are here)
+packages=() fetched=()
+for b in $(bases_listed); do
+	if [ "$(base_field "$b" from)" = apt ]; then
+		packages+=("$(base_field "$b" package)")
+	else
+		fetched+=("$b")
+	fi
+done
 packages+=(
 	# the kernel build (tools/kernel/build-kernel.sh)
 	xz-utils tar gcc make libc6-dev bc flex bison
@@ -20,3 +31,6 @@ packages+=(
 )
 
 "$here/apt-ensure.sh" install-deps "${packages[@]}"
+for b in "${fetched[@]}"; do
+	"$here/kernel/fetch-source.sh" "$b" >/dev/null
+done

@@ -26,6 +26,10 @@
 #   --disk-gib N       size of TEST_DEV and SCRATCH_DEV (sparse; default 3)
 #   --out DIR          results (default build/fstests/RUN-STAMP in the clone)
 #
+# tests/fstests/patches/*.patch (extown's own fstests tests, e.g. ext4/309
+# for uid= and gid=) are applied to the copy of the checkout that goes into
+# the guest; list them in --list to run them.
+#
 # Per run, DIR/MODE/ gets check.out (what ./check printed), results/ (its
 # results directory: check.log, check.time, ext4/*.out.bad, *.full, *.dmesg,
 # *.notrun), dmesg, init.log, local.config, serial.log, and summary (counts).
@@ -107,6 +111,25 @@ root=$work/root
 cp -a "$tree" "$root"
 mkdir -p "$root/opt/fstests"
 tar -C "$fst" --exclude=./.git --exclude=./results --exclude=./local.config -cf - . | tar -C "$root/opt/fstests" -xf -
+# extown's own fstests tests (tests/fstests/patches/*.patch, git
+# format-patch against the fstests commit of docs/fstests.md), into the
+# copy: the checkout itself is left as it is
+for p in "$top"/tests/fstests/patches/*.patch; do
+	[ -f "$p" ] || continue
+	if ! (cd "$root/opt/fstests" && git apply --whitespace=nowarn "$p") >&2; then
+		if (cd "$root/opt/fstests" && git apply -R --check "$p") 2>/dev/null; then
+			log "$(basename "$p") is already in $fst"
+		else
+			die "tests/fstests/patches/$(basename "$p") does not apply to $fst"
+		fi
+	fi
+	# check only runs tests of tests/DIR/group.list, which fstests' make
+	# writes: write it again for every directory a patch adds tests to
+	sed -n 's#^+++ b/tests/\([^/]*\)/[0-9][0-9]*$#\1#p' "$p" | sort -u | while read -r d; do
+		(cd "$root/opt/fstests/tests/$d" && ../../tools/mkgroupfile group.list) >&2 ||
+			die "tools/mkgroupfile in tests/$d failed"
+	done
+done
 grep -v '^#' "$list" | grep . >"$root/opt/fstests/extown-list"
 # the kernel's .config, for the tests that read it (_require_kernel_config:
 # the quota tests); build-kernel.sh leaves it beside the bzImage

@@ -1,19 +1,35 @@
 # shellcheck shell=bash
 # The table of kernel bases, tools/kernel/bases (bash; sourced by tools
-# and suites alike, after tests/lib/harness.sh):
+# and suites alike, after tests/lib/harness.sh), and the one reader of it:
 #
-#   bases_all             every BASE, in table order
+#   bases_listed          every BASE of the table, in table order
+#   bases_all             the bases every suite runs by default (SUITES
+#                         "all"), in table order
+#   bases_for SUITE       the bases SUITE runs by default (SUITES "all" or
+#                         a list naming SUITE)
 #   base_default          the first BASE
-#   base_field BASE COL   COL of BASE's line: package, version or stock;
-#                         status 1 when BASE is not in the table
-#   bases_selected        $EXTOWN_KERNEL_BASES (default: bases_all); dies
-#                         on a base the table does not have
+#   base_field BASE COL   COL of BASE's line: package, version, stock, from
+#                         or suites; status 1 when BASE is not in the table
+#   base_tarball BASE     where BASE's kernel source tarball is (for a base
+#                         not FROM apt: once tools/kernel/fetch-source.sh
+#                         has fetched it)
+#   bases_selected [SUITE] $EXTOWN_KERNEL_BASES (default: bases_for SUITE,
+#                         or bases_all without SUITE); dies on a base the
+#                         table does not have
 
 bases_table=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/kernel/bases
 
-bases_all() { awk '!/^#/ && NF { print $1 }' "$bases_table"; }
+bases_listed() { awk '!/^#/ && NF { print $1 }' "$bases_table"; }
 
-base_default() { bases_all | head -n 1; }
+bases_for() {
+	awk -v s="$1" '!/^#/ && NF {
+		if ($6 == "all" || ("," $6 ",") ~ ("," s ",")) print $1
+	}' "$bases_table"
+}
+
+bases_all() { awk '!/^#/ && NF && $6 == "all" { print $1 }' "$bases_table"; }
+
+base_default() { bases_listed | head -n 1; }
 
 base_field() {
 	local col
@@ -21,16 +37,32 @@ base_field() {
 	package) col=2 ;;
 	version) col=3 ;;
 	stock) col=4 ;;
+	from) col=5 ;;
+	suites) col=6 ;;
 	*) return 2 ;;
 	esac
 	awk -v b="$1" -v c="$col" '!/^#/ && $1 == b { print $c; found = 1 } END { exit !found }' "$bases_table"
 }
 
+base_tarball() {
+	local package from
+	package=$(base_field "$1" package) || return 1
+	from=$(base_field "$1" from) || return 1
+	if [ "$from" = apt ]; then
+		echo "/usr/src/$package.tar.xz"
+	else
+		echo "${EXTOWN_CACHE:-/var/cache/extown}/sources/${package}_${from#*=}/$package.tar.xz"
+	fi
+}
+
 bases_selected() {
-	local b list=${EXTOWN_KERNEL_BASES:-$(bases_all)}
+	local b list=${EXTOWN_KERNEL_BASES:-}
+	if [ -z "$list" ]; then
+		if [ $# -gt 0 ]; then list=$(bases_for "$1"); else list=$(bases_all); fi
+	fi
 	for b in $list; do
 		base_field "$b" package >/dev/null ||
-			die "EXTOWN_KERNEL_BASES: no base $b in tools/kernel/bases ($(bases_all | tr '\n' ' '))"
+			die "EXTOWN_KERNEL_BASES: no base $b in tools/kernel/bases ($(bases_listed | tr '\n' ' '))"
 	done
 	# shellcheck disable=SC2086 # one word per base
 	echo $list

@@ -19,8 +19,9 @@
 #
 #   tests/reliability/run.sh
 #
-# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default every
-# base of tools/kernel/bases); test names are reliability.BASE.*, e.g.
+# Each of the two runs on every base (EXTOWN_KERNEL_BASES, default those
+# of tools/kernel/bases whose SUITES has reliability); test names are
+# reliability.BASE.*, e.g.
 # reliability.6.12.ext4.random_ops.preexisting_owner_kept.
 #
 # Environment (docs/reliability.md):
@@ -61,7 +62,7 @@ NEW_UID=3000 NEW_GID=3001
 harness_init reliability
 
 # --- kernels, workload program, images, initramfs -----------------------
-bases=$(bases_selected)
+bases=$(bases_selected reliability)
 declare -A kernel
 for b in $bases; do
 	for v in patched patched-ext4-for-ext2; do

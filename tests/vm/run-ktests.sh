@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The kernel tests (K1-K13 of docs/semantics.md, and uid= under an
-# idmapped bind mount) on real kernels, for each base (6.1, 6.12): builds
+# idmapped bind mount) on real kernels, for each base (6.1, 6.12, 7.3): builds
 # the patched, the patched-with-ext4-for-ext2 and the unpatched kernel,
 # boots each in qemu with copies of the test images, runs
 # tests/vm/ktests-guest.sh inside, then checks the images on the host
@@ -8,7 +8,8 @@
 #
 #   tests/vm/run-ktests.sh
 #
-# EXTOWN_KERNEL_BASES: the bases (default: every base of tools/kernel/bases).
+# EXTOWN_KERNEL_BASES: the bases (default: those of tools/kernel/bases whose
+# SUITES has vm).
 # Prints one "PASS name" / "FAIL name: why" line per test, named
 # BASE/KERNEL/LABEL.Kn.what. EXTOWN_TEST_FILTER (tests/run vm:PATTERN) selects
 # tests by name; a VM run or guest suite that holds none of them is left out
@@ -29,7 +30,7 @@ harness_init run-ktests ktests
 # suite_plain adds to it.
 plain_paths=("${ONDISK_OLD_PATHS[@]}" /plain_root /plain_dir /plain_dir/x)
 
-bases=$(bases_selected)
+bases=$(bases_selected vm)
 
 # --- kernels, tool, images, initramfs ---------------------------------
 # kernel_for BASE/VARIANT: the bzImage, built (or taken from the cache) the

@@ -6,9 +6,12 @@
 #
 # --base: which Debian kernel source and which series of kernel-patches/
 # (kernel-patches/BASE/series): a BASE of the table tools/kernel/bases,
-# which names its source package (/usr/src/PACKAGE.tar.xz) and version;
-# default its first line (EXTOWN_KERNEL_BASE overrides the default).
+# which names its source package, its version and where it comes from
+# (tools/kernel/fetch-source.sh fetches it); default its first line
+# (EXTOWN_KERNEL_BASE overrides the default).
 # EXTOWN_KERNEL_TARBALL: another tarball of that source for the base built.
+# EXTOWN_KERNEL_JOBS: make -j (default nproc; more when the machine is
+# shared with other builds).
 #
 # VARIANT:
 #   unpatched             the base as Debian ships it, EXT2_FS=y
@@ -48,7 +51,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 top=$(cd "$here/../.." && pwd)
 cache=${EXTOWN_CACHE:-/var/cache/extown}
-jobs=$(nproc)
+jobs=${EXTOWN_KERNEL_JOBS:-$(nproc)}
 
 # shellcheck source=tests/lib/harness.sh
 . "$top/tests/lib/harness.sh"
@@ -56,7 +59,7 @@ jobs=$(nproc)
 . "$top/tests/lib/bases.sh"
 T_LOG='build-kernel'
 usage() {
-	echo "usage: $0 [--base $(bases_all | paste -sd '|')] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
+	echo "usage: $0 [--base $(bases_listed | paste -sd '|')] [--w1] unpatched|patched|patched-ext4-for-ext2" >&2
 	exit 2
 }
 
@@ -77,10 +80,10 @@ done
 [ $# -eq 1 ] || usage
 variant=$1
 if ! package=$(base_field "$base" package); then
-	log "unknown base '$base' (tools/kernel/bases: $(bases_all | tr '\n' ' '))"
+	log "unknown base '$base' (tools/kernel/bases: $(bases_listed | tr '\n' ' '))"
 	usage
 fi
-tarball=${EXTOWN_KERNEL_TARBALL:-/usr/src/$package.tar.xz}
+tarball=${EXTOWN_KERNEL_TARBALL:-$(base_tarball "$base")}
 kversion="Linux $(base_field "$base" version) (Debian $package)"
 case $variant in
 unpatched | patched)
@@ -100,10 +103,13 @@ fi
 patchdir=$top/kernel-patches/$base
 src=$cache/$base/src
 
-# The Debian packages it needs (a no-op when they are installed).
+# The Debian packages it needs (a no-op when they are installed), and the
+# source of this base (a no-op when it is there).
 "$top/tools/install-deps.sh" >&2
-
-[ -f "$tarball" ] || die "$tarball is missing (apt-get install $package)"
+if [ -z "${EXTOWN_KERNEL_TARBALL:-}" ]; then
+	"$here/fetch-source.sh" "$base" >/dev/null
+fi
+[ -f "$tarball" ] || die "$tarball is missing"
 
 build=$cache/$base/build/$config_name
 out=$cache/$base/out/$variant
