@@ -465,7 +465,7 @@ run_vm() { # RELEASE/LABEL
 	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 $p./" "$d/results.out" >"$d/results.named"
 	t_relay "$d/results.named"
 	[ "$grc" -eq 0 ] || return 0
-	[ -f "$g/seen" ] && sed "s/^/e2e: $rk guest saw: /" "$g/seen" >&2
+	[ ! -f "$g/seen" ] || sed "s|^|e2e: $rk guest saw: |" "$g/seen" >&2
 	local own=1234:1234 lp=$p.$kind
 	case $kind in patched) own=1000:1000 lp=$p.U2 ;; esac
 	host_checks "$lp.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" "$own" \
