@@ -2,9 +2,10 @@
 /*
  * LD_PRELOAD shim for the e2e guest (tests/e2e/guest.sh fallback_edges):
  * makes mount.ext4, run by root, see a kernel that cannot idmap a mount
- * (mount_setattr fails with EINVAL, as on a kernel or filesystem type
- * without idmapped mounts) or, with EXTOWN_SHIM=noapi, a kernel without
- * the new mount API (fsopen fails with ENOSYS, as before Linux 5.2).
+ * (mount_setattr with MOUNT_ATTR_IDMAP fails with EINVAL, as on a kernel
+ * or filesystem type without idmapped mounts; other attributes pass) or,
+ * with EXTOWN_SHIM=noapi, a kernel without the new mount API (fsopen fails
+ * with ENOSYS, as before Linux 5.2).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -16,13 +17,21 @@
 int mount_setattr(int dfd, const char *path, unsigned int flags,
 		  struct mount_attr *attr, size_t size)
 {
-	(void)dfd;
-	(void)path;
-	(void)flags;
-	(void)attr;
-	(void)size;
-	errno = EINVAL;
-	return -1;
+	int (*real)(int, const char *, unsigned int, struct mount_attr *, size_t);
+
+	/* only the idmap is refused: libmount 2.41 sets other attributes
+	 * (nosuid, nodev, propagation) with mount_setattr too */
+	if (attr && (attr->attr_set & MOUNT_ATTR_IDMAP)) {
+		errno = EINVAL;
+		return -1;
+	}
+	real = (int (*)(int, const char *, unsigned int, struct mount_attr *, size_t))
+		dlsym(RTLD_NEXT, "mount_setattr");
+	if (!real) {
+		errno = ENOSYS;
+		return -1;
+	}
+	return real(dfd, path, flags, attr, size);
 }
 
 int fsopen(const char *fsname, unsigned int flags)
