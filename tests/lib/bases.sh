@@ -8,7 +8,7 @@
 #   bases_for SUITE       the bases SUITE runs by default (SUITES "all" or
 #                         a list naming SUITE)
 #   base_default          the first BASE
-#   base_field BASE COL   COL of BASE's line: package, version, stock, from
+#   base_field BASE COL   COL of BASE's line: package, version, from
 #                         or suites; status 1 when BASE is not in the table
 #   base_tarball BASE     where BASE's kernel source tarball is (for a base
 #                         not FROM apt: once tools/kernel/fetch-source.sh
@@ -23,11 +23,11 @@ bases_listed() { awk '!/^#/ && NF { print $1 }' "$bases_table"; }
 
 bases_for() {
 	awk -v s="$1" '!/^#/ && NF {
-		if ($6 == "all" || ("," $6 ",") ~ ("," s ",")) print $1
+		if ($5 == "all" || ("," $5 ",") ~ ("," s ",")) print $1
 	}' "$bases_table"
 }
 
-bases_all() { awk '!/^#/ && NF && $6 == "all" { print $1 }' "$bases_table"; }
+bases_all() { awk '!/^#/ && NF && $5 == "all" { print $1 }' "$bases_table"; }
 
 base_default() { bases_listed | head -n 1; }
 
@@ -36,9 +36,8 @@ base_field() {
 	case $2 in
 	package) col=2 ;;
 	version) col=3 ;;
-	stock) col=4 ;;
-	from) col=5 ;;
-	suites) col=6 ;;
+	from) col=4 ;;
+	suites) col=5 ;;
 	*) return 2 ;;
 	esac
 	awk -v b="$1" -v c="$col" '!/^#/ && $1 == b { print $c; found = 1 } END { exit !found }' "$bases_table"
