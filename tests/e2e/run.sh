@@ -50,6 +50,11 @@
 #                        stock-BASE: the release's own linux-image package
 #                        with its own initramfs (tools/e2e/mkroot-stock.sh)
 #   EXTOWN_RELEASES      the releases of the default boots (default: all)
+#   EXTOWN_KERNEL_BASES  the bases of the default boots (default: those
+#                        whose SUITES in tools/kernel/bases has e2e: 7.3,
+#                        patched and Debian 13's backports kernel, boots
+#                        only when named here); the rootusb boot needs the
+#                        default base among them
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image;
 #                        session: alice's autologin on tty2, a session that
@@ -81,19 +86,23 @@ T_LOG=e2e harness_test=e2e
 # bases (the default base without a suffix), its stock kernels, and the
 # unpatched build of a PATCHED base it has no stock kernel of.
 default_boots() {
-	local r b d pb
+	local r b d pb sel
 	d=$(base_default)
+	sel=" $(bases_selected e2e) "
 	for r in $(releases_selected); do
 		pb=$(release_field "$r" patched)
 		[ "$pb" != all ] || pb=$(bases_all)
 		# our unpatched build only where the release has no stock kernel of
 		# the base: the fallback is proven on the kernel users run
 		for b in $pb; do
+			[[ $sel == *" $b "* ]] || continue
 			if [ "$b" = "$d" ]; then echo "$r/patched"; else echo "$r/patched-$b"; fi
 			release_field "$r" stock | grep -qx -- "$b" && continue
 			if [ "$b" = "$d" ]; then echo "$r/unpatched"; else echo "$r/unpatched-$b"; fi
 		done
-		for b in $(release_field "$r" stock); do echo "$r/stock-$b"; done
+		for b in $(release_field "$r" stock); do
+			[[ $sel != *" $b "* ]] || echo "$r/stock-$b"
+		done
 	done
 }
 
@@ -146,6 +155,9 @@ for k in $kernels; do
 	case " $releases " in *" ${k%%/*} "*) ;; *) releases+=" ${k%%/*}" ;; esac
 done
 if [ "$rootusb" != no ] && ! release_field bookworm version >/dev/null; then rootusb=no; fi
+# the rootusb boot runs the default base
+[ "$rootusb" = no ] || [ -z "${EXTOWN_KERNEL_BASES:-}" ] ||
+	[[ " $EXTOWN_KERNEL_BASES " == *" $(base_default) "* ]] || rootusb=no
 [ "$rootusb" = no ] || boot_wanted bookworm || rootusb=no
 if [ "$rootusb" != no ]; then
 	build_kernels+=" patched"

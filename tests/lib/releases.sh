@@ -82,16 +82,19 @@ release_sources() {
 # release_apt REL apt-get|apt-cache ARG...: that apt command on the host
 # with REL's own sources and lists, kept under $EXTOWN_CACHE/apt/REL (the
 # machine's apt sources and lists are never touched); the lists are fetched
-# on first use and again when older than a day
+# on first use, again when older than a day or when tools/releases changed
+# the release's suites
 release_apt() {
-	local rel=$1 cmd=$2 dir
+	local rel=$1 cmd=$2 dir want
 	shift 2
 	dir=${EXTOWN_CACHE:-/var/cache/extown}/apt/$rel
 	local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State=$dir/state" -o "Dir::Cache=$dir/cache" -o Debug::NoLocking=1)
-	if [ ! -f "$dir/updated" ] || [ -n "$(find "$dir/updated" -mmin +1440)" ]; then
+	want=$(release_sources "$rel" "$(release_mirror)") || return 1
+	if [ ! -f "$dir/updated" ] || [ -n "$(find "$dir/updated" -mmin +1440)" ] ||
+		[ "$want" != "$(cat "$dir/sources.list" 2>/dev/null)" ]; then
 		mkdir -p "$dir/state/lists/partial" "$dir/cache/archives/partial"
-		release_sources "$rel" "$(release_mirror)" >"$dir/sources.list"
+		echo "$want" >"$dir/sources.list"
 		apt-get "${opts[@]}" update -q >&2 || return 1
 		touch "$dir/updated"
 	fi
