@@ -6,7 +6,9 @@
 #   the release's linux-image of that base, at the version of its
 #   linux-source-BASE (Debian 12: linux-image-6.1.0-NN-amd64, the ABI that
 #   linux-image-amd64 depends on, and linux-image-6.12.N+deb12-amd64 of
-#   bookworm-security; Debian 13: linux-image-6.12.N+deb13-amd64)
+#   bookworm-security; Debian 13: linux-image-6.12.N+deb13-amd64, and
+#   linux-image-7.3.N+deb13-amd64 of trixie-backports, installed with
+#   apt-get -t trixie-backports as its users do)
 #   its linux-headers and linux-source, initramfs-tools (MODULES=most),
 #   each kernel's initrd, and dkms, gcc, make, patch, xz-utils (what
 #   extown-dkms needs to build ext4.ko; tests/dkms/run.sh)
@@ -63,18 +65,26 @@ stock_kernel() {
 	fi
 	echo "$k $v"
 }
+# suite_of KVER VERSION: the suite that has linux-image-KVER of VERSION
+suite_of() {
+	release_apt "$release" apt-cache madison "linux-image-$1" 2>/dev/null |
+		awk -F'|' -v v="$2" '{ gsub(/ /, "", $2) } $2 == v { split($3, w, " "); sub(/\/.*/, "", w[2]); print w[2]; exit }'
+}
 kernels=()
 for b in $(release_field "$release" stock); do
 	kv=$(stock_kernel "$b") || die "$release has no linux-image of the version of linux-source-$b"
-	kernels+=("$b $kv")
-	log "$release stock kernel of $b: $kv"
+	read -r k v <<<"$kv"
+	suite=$(suite_of "$k" "$v")
+	[ -n "$suite" ] || die "no suite of $release offers linux-image-$k $v"
+	kernels+=("$b $kv $suite")
+	log "$release stock kernel of $b: $kv ($suite)"
 done
 [ ${#kernels[@]} -gt 0 ] || die "tools/releases names no stock kernel for $release"
 
 # build TREE: the e2e tree, the release's stock kernels with headers and
 # source, dkms and an initramfs for each kernel
 build() {
-	local tmp=$1 line b k v list start=$SECONDS pkgs=(initramfs-tools dkms gcc make patch xz-utils)
+	local tmp=$1 line b k v suite list start=$SECONDS pkgs=(initramfs-tools dkms gcc make patch xz-utils) bpo=()
 	cp -a "$base/." "$tmp/"
 	rm -f "$tmp/.extown-complete"
 	# Debian's initramfs must find the root disk: virtio-blk, USB storage, SCSI
@@ -88,16 +98,29 @@ build() {
 	cache_mount --bind /dev "$tmp/dev"
 	in_root "$tmp" apt-get update -q || die "apt-get update in the tree failed"
 	for line in "${kernels[@]}"; do
-		read -r b k v <<<"$line"
-		pkgs+=("linux-image-$k=$v" "linux-headers-$k=$v" "linux-source-$b=$v")
+		read -r b k v suite <<<"$line"
+		case $suite in
+		*-backports) bpo+=("$suite $k $v $b") ;;
+		*) pkgs+=("linux-image-$k=$v" "linux-headers-$k=$v" "linux-source-$b=$v") ;;
+		esac
 	done
 	log "apt-get install ${pkgs[*]}"
 	in_root "$tmp" apt-get install -y -q --no-install-recommends "${pkgs[@]}" ||
 		die "apt-get install of the stock kernels failed"
+	# a backports kernel as its users install it: apt-get -t SUITE, which
+	# also takes what it needs from there (linux-base of trixie-backports
+	# for 7.3)
+	for line in "${bpo[@]}"; do
+		read -r suite k v b <<<"$line"
+		log "apt-get install -t $suite linux-image-$k=$v linux-headers-$k=$v linux-source-$b=$v"
+		in_root "$tmp" apt-get install -y -q --no-install-recommends -t "$suite" \
+			"linux-image-$k=$v" "linux-headers-$k=$v" "linux-source-$b=$v" ||
+			die "apt-get install -t $suite of the $b kernel failed"
+	done
 	list=$tmp/boot/extown-stock-kernels
 	: >"$list"
 	for line in "${kernels[@]}"; do
-		read -r b k v <<<"$line"
+		read -r b k v _ <<<"$line"
 		[ -f "$tmp/boot/vmlinuz-$k" ] || die "no /boot/vmlinuz-$k in the tree"
 		[ -f "$tmp/boot/initrd.img-$k" ] || in_root "$tmp" update-initramfs -c -k "$k"
 		[ -f "$tmp/boot/initrd.img-$k" ] || die "no /boot/initrd.img-$k in the tree"
