@@ -374,6 +374,66 @@ fallback_edges() {
 	umount /mnt/edge 2>/dev/null
 }
 
+# utab_user TARGET: /run/mount/utab's entry for TARGET names user=alice
+utab_user() {
+	grep -E "(^| )TARGET=$1( |\$)" /run/mount/utab 2>/dev/null | grep -qE '(^| |,|OPTS=)user=alice(,| |$)'
+}
+
+# user_mount_cycle T TARGET DEV CMD...: CMD (as alice) mounts DEV on TARGET;
+# the stick's /file (1234:1234 on disk) shows as 1000:1000; utab names
+# alice; alice unmounts it with umount(8)
+user_mount_cycle() {
+	local t=$1 target=$2 dev=$3 rc=0 err line
+	shift 3
+	err=$(as_alice "$@" 2>&1) || rc=$?
+	line=$(mount_line "$dev")
+	echo "alice $*: status $rc: $line; stderr: $err" >>"$out/helper.seen"
+	if [ "$rc" -ne 0 ] || ! mountpoint -q "$target"; then
+		fail "$t.mounted" "status $rc: $(head -n 2 <<<"$err" | tr '\n' ' ')"
+		return 0
+	fi
+	pass "$t.mounted"
+	check "$t.file_shown_as_1000" "/proc/mounts: $line; /file $(stat -c %u:%g "$target/file")" \
+		test "$(stat -c %u:%g "$target/file")" = 1000:1000
+	check "$t.nosuid_nodev" "/proc/mounts: $line" eval 'opt_in nosuid "$line" && opt_in nodev "$line"'
+	check "$t.utab_user_alice" "utab: $(grep -F "TARGET=$target" /run/mount/utab 2>/dev/null || echo 'no entry')" \
+		utab_user "$target"
+	rc=0
+	err=$(as_alice umount "$target" 2>&1) || rc=$?
+	if [ "$rc" -eq 0 ] && [ -z "$(mount_line "$dev")" ]; then
+		pass "$t.alice_umounts"
+	else
+		fail "$t.alice_umounts" "umount $target as alice: status $rc: $err"
+		umount "$target" 2>/dev/null || true
+	fi
+}
+
+# H8: mount.ext4 run directly by alice, as mount(8) runs it for her fstab
+# "user" entry: on util-linux 2.40+ mount(8) writes user= into utab after
+# the helper, so a direct call relies on the helper for it
+direct_call() {
+	[ -n "$1" ] || return 0
+	user_mount_cycle "e2e.H.H8.$kernel.direct_call" /media/usb-ext4 "$1" \
+		/usr/sbin/mount.ext4 "$1" /media/usb-ext4 -o rw,noexec,nosuid,nodev,user
+}
+
+# H9: a "user" entry with X-mount.idmap= (util-linux 2.39+): mount(8)
+# idmaps the mount, the helper adds no owner of its own; alice can unmount
+# (no idmapping twice, utab written)
+x_mount_idmap() {
+	local t=e2e.H.H9.$kernel.x_mount_idmap s
+	[ -n "$1" ] || return 0
+	if ! mount -V | grep -qw idmapping; then
+		for s in mounted file_shown_as_1000 nosuid_nodev utab_user_alice alice_umounts no_stale_utab_act; do
+			skip "$t.$s" "mount(8) has no X-mount.idmap= ($(mount -V | head -n 1))"
+		done
+		return 0
+	fi
+	rm -f /run/mount/utab.act
+	user_mount_cycle "$t" /media/idmap "$1" mount /media/idmap
+	check "$t.no_stale_utab_act" "/run/mount/utab.act left behind" test ! -e /run/mount/utab.act
+}
+
 # mount(8) from util-linux with fstab "user" entries, as root and as alice,
 # through the installed helper (H2-H4, H6). A logging wrapper in front of
 # the helper records the argv and ids mount(8) ran it with.
@@ -394,10 +454,11 @@ helper_tests() {
 	chmod 0755 /usr/sbin/mount.ext4
 	: >/run/extown-helper-argv.log
 	chmod 0666 /run/extown-helper-argv.log
-	mkdir -p /media/usb-ext4 /media/internal /mnt/base
+	mkdir -p /media/usb-ext4 /media/internal /media/idmap /mnt/base
 	cat >/etc/fstab <<-EOF
 		UUID=$UUID_EXT4 /media/usb-ext4 ext4 user,noauto 0 0
 		UUID=$UUID_VIRTIO /media/internal ext4 user,noauto,noatime 0 0
+		UUID=$UUID_EXT4 /media/idmap ext4 user,noauto,X-mount.idmap=b:1234:1000:1 0 0
 	EOF
 
 	# H3 (patched) / H6 (unpatched): alice mounts the tagged stick
@@ -476,6 +537,9 @@ helper_tests() {
 	else
 		fail "$t.H2.$k.root_internal_exact_options" "mount -o ro,noatime $devv as root failed"
 	fi
+
+	direct_call "$dev4"
+	x_mount_idmap "$dev4"
 
 	check "$t.H1.$k.helper_was_run" "the wrapper logged nothing" \
 		grep -q '^argv:' /run/extown-helper-argv.log
