@@ -132,11 +132,16 @@ static void decide_action(const struct owner_input *in, struct owner_decision *d
 		return;
 	}
 	stay = decide(in, d);
-	if (!stay && !in->kernel_support && in->mount8_idmaps) {
-		/* mount(8) idmaps after the helper; idmapping twice fails */
+	if (!stay && in->mount8_idmaps) {
+		/*
+		 * The entry's idmapping is its owner: mount(8) applies it after
+		 * the helper. An idmapped mount of the helper's cannot be idmapped
+		 * again, and under uid= every inode shows the caller, whom the
+		 * entry's map does not name (nobody on top).
+		 */
 		d->mount8_idmap = true;
-		stay = "the fstab entry's X-mount.idmap= gives the idmapped mount "
-		       "(mount(8) makes it; an idmapped mount cannot be idmapped again)";
+		stay = "the fstab entry's X-mount.idmap= gives the owner (mount(8) "
+		       "idmaps the mount; the helper adds none)";
 	} else if (!stay && !in->kernel_support) {
 		if (fallback_allowed(in->policy)) {
 			d->action = OWNER_IDMAP;
