@@ -6,15 +6,18 @@
 set -euo pipefail
 
 here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lib/harness.sh
+. "$here/../tests/lib/harness.sh"
 # shellcheck source=tests/lib/bases.sh
 . "$here/../tests/lib/bases.sh"
 # the kernel source of every base of tools/kernel/bases that comes from
 # the machine's apt sources (linux-source-6.12 from bookworm-security);
-# the others are fetched into the cache by tools/kernel/fetch-source.sh
+# the others (7.3; on a Debian 13 host also linux-source-6.1, which only
+# Debian 12 has) are fetched into the cache by tools/kernel/fetch-source.sh
 # (below, once the tools it uses are here)
 packages=() fetched=()
 for b in $(bases_listed); do
-	if [ "$(base_field "$b" from)" = apt ]; then
+	if base_from_host_apt "$b"; then
 		packages+=("$(base_field "$b" package)")
 	else
 		fetched+=("$b")

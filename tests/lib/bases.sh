@@ -11,8 +11,10 @@
 #   base_field BASE COL   COL of BASE's line: package, version, from
 #                         or suites; status 1 when BASE is not in the table
 #   base_tarball BASE     where BASE's kernel source tarball is (for a base
-#                         not FROM apt: once tools/kernel/fetch-source.sh
+#                         not FROM apt, or FROM apt on a machine whose
+#                         release lacks it: once tools/kernel/fetch-source.sh
 #                         has fetched it)
+#   base_from_host_apt BASE, base_apt_elsewhere BASE   (fetch-source.sh)
 #   bases_selected [SUITE] $EXTOWN_KERNEL_BASES (default: bases_for SUITE,
 #                         or bases_all without SUITE); dies on a base the
 #                         table does not have
@@ -43,11 +45,44 @@ base_field() {
 	awk -v b="$1" -v c="$col" '!/^#/ && $1 == b { print $c; found = 1 } END { exit !found }' "$bases_table"
 }
 
+# base_from_host_apt BASE: FROM is apt and the machine's apt sources have
+# PACKAGE of the base's VERSION (a Debian 13 host has no linux-source-6.1)
+base_from_host_apt() {
+	local package v
+	[ "$(base_field "$1" from)" = apt ] || return 1
+	package=$(base_field "$1" package) || return 1
+	v=$(apt-cache policy "$package" 2>/dev/null | awk '/Candidate:/ { print $2 }')
+	[ -n "$v" ] && [ "$v" != "(none)" ] && [ "${v%%-*}" = "$(base_field "$1" version)" ]
+}
+
+# base_apt_elsewhere BASE: SUITE=DEBVERSION of the base's PACKAGE of its
+# VERSION in the first release of tools/releases that has it (private apt
+# lists: tests/lib/releases.sh release_apt, which the caller has sourced)
+base_apt_elsewhere() {
+	local package version r line
+	package=$(base_field "$1" package) || return 1
+	version=$(base_field "$1" version)
+	for r in $(releases_all); do
+		line=$(release_apt "$r" apt-cache madison "$package" 2>/dev/null |
+			awk -F'|' -v v="$version" '{ gsub(/ /, "", $2) } index($2, v "-") == 1 {
+				split($3, w, " "); sub(/\/.*/, "", w[2]); print w[2] "=" $2; exit }')
+		[ -z "$line" ] || { echo "$line"; return 0; }
+	done
+	return 1
+}
+
 base_tarball() {
-	local package from
+	local package from d
 	package=$(base_field "$1" package) || return 1
 	from=$(base_field "$1" from) || return 1
 	if [ "$from" = apt ]; then
+		# fetched from another release (fetch-source.sh) where the
+		# machine's apt has no such package
+		if [ ! -f "/usr/src/$package.tar.xz" ]; then
+			for d in "${EXTOWN_CACHE:-/var/cache/extown}/sources/${package}_$(base_field "$1" version)"-*/; do
+				[ ! -f "$d$package.tar.xz" ] || { echo "$d$package.tar.xz"; return 0; }
+			done
+		fi
 		echo "/usr/src/$package.tar.xz"
 	else
 		echo "${EXTOWN_CACHE:-/var/cache/extown}/sources/${package}_${from#*=}/$package.tar.xz"
