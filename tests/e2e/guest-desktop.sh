@@ -81,9 +81,32 @@ udiskie_check() {
 		owner_seen "$t.udiskie" "$dev" "$mnt"
 		check "$t.udiskie.alice_creates_file" "in her session, cannot create $mnt/desktop-udiskie" \
 			in_session sh -c 'echo "made in the session, udiskie mount" >"$1"' sh "$mnt/desktop-udiskie"
+		[ "$fs" != ext4 ] || screenshot "$mnt"
 	done
 	systemctl --user -M alice@.host stop extown-udiskie.service 2>/dev/null
 	journalctl -q --no-pager _SYSTEMD_USER_UNIT=extown-udiskie.service >"$out/udiskie.journal" 2>&1
+}
+
+# screenshot MNT: where the image has PCManFM (EXTOWN_E2E_SCREENSHOT=yes),
+# alice's session shows MNT in it on an Xvfb display; the picture goes to
+# $out/screenshot.png for the host (not a test: a picture for people)
+screenshot() {
+	[ -x /usr/bin/pcmanfm ] || return 0
+	in_session sh -c '
+		Xvfb :5 -screen 0 800x420x24 -nolisten tcp >/tmp/xvfb.log 2>&1 &
+		x=$!
+		for _ in $(seq 60); do xwininfo -root -display :5 >/dev/null 2>&1 && break; sleep 1; done
+		DISPLAY=:5 pcmanfm --no-desktop "$1" >/tmp/pcmanfm.log 2>&1 &
+		f=$!
+		for _ in $(seq 120); do
+			xwininfo -root -tree -display :5 2>/dev/null | grep -q "extown-ext4" && break
+			sleep 1
+		done
+		sleep 10
+		xwd -root -silent -display :5 | xwdtopnm 2>/dev/null | pnmtopng >/tmp/screenshot.png
+		kill "$f" "$x" 2>/dev/null
+		true' sh "$1" || note "screenshot: the session could not take it"
+	if [ -s /tmp/screenshot.png ]; then cp /tmp/screenshot.png "$out/screenshot.png"; fi
 }
 
 # desktop_unmount T DEV: alice unmounts DEV through udisks, in her session

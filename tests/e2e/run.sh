@@ -60,6 +60,12 @@
 #                        session: alice's autologin on tty2, a session that
 #                        is not the active one of seat0 (to show that the
 #                        tests catch it)
+#   EXTOWN_E2E_SCREENSHOT  yes: the guest images also get Xvfb, PCManFM
+#                        and netpbm (apt in the copy of the tree: needs the
+#                        mirror); in every boot alice's session shows the
+#                        stick udiskie mounted in PCManFM (list view, owner
+#                        column) and the picture is kept as
+#                        build/e2e/screenshot-RELEASE-LABEL.png (no test)
 #   EXTOWN_E2E_ROOTUSB   yes (default): also the rootusb boot (when bookworm
 #                        is among the releases); no: not it; only: the
 #                        rootusb boot alone (no per-kernel VMs)
@@ -138,6 +144,8 @@ kernels=${EXTOWN_E2E_KERNELS:-$(default_boots | tr '\n' ' ')}
 break_what=${EXTOWN_E2E_BREAK:-}
 case $break_what in '' | udev | udisks | session) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev, udisks or session" ;; esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
+screenshot=${EXTOWN_E2E_SCREENSHOT:-no}
+case $screenshot in yes | no) ;; *) harness_fail "EXTOWN_E2E_SCREENSHOT must be yes or no" ;; esac
 case $rootusb in
 yes | no) ;;
 only) kernels='' ;;
@@ -197,6 +205,29 @@ done
 build=$top/build/e2e
 "$top/tools/build-helper.sh" "$build" >/dev/null || harness_fail "building the project failed (see $build/build.log)"
 
+# screenshot_tools ROOT: Xvfb, PCManFM (GTK 3, the file manager of LXDE)
+# and netpbm in ROOT, and alice's PCManFM in list view with an owner column
+screenshot_tools() {
+	local root=$1 conf=$1/home/alice/.config/pcmanfm/default
+	local ok=yes
+	mount --bind /proc "$root/proc" || harness_fail "cannot mount /proc in $root"
+	mount --bind /dev "$root/dev" || harness_fail "cannot mount /dev in $root"
+	mv "$root/etc/resolv.conf" "$root/etc/resolv.conf.e2e" 2>/dev/null || true
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	{ in_root "$root" apt-get update -q &&
+		in_root "$root" apt-get install -y -q --no-install-recommends xvfb x11-apps x11-utils \
+			pcmanfm netpbm fonts-dejavu-core && in_root "$root" apt-get clean; } \
+		>>"$work/screenshot-apt.log" 2>&1 || ok=no
+	rm -f "$root/etc/resolv.conf"
+	mv "$root/etc/resolv.conf.e2e" "$root/etc/resolv.conf" 2>/dev/null || true
+	umount "$root/proc" "$root/dev"
+	[ "$ok" = yes ] || harness_fail "apt-get install of Xvfb and PCManFM in $root failed (see $work/screenshot-apt.log)"
+	mkdir -p "$conf"
+	printf '[ui]\nview_mode=list\ncolumns=name:200;size:80;mtime:150;owner:90\nwin_width=780\nwin_height=400\nmaximized=1\n' \
+		>"$conf/pcmanfm.conf"
+	chown -R 1000:1000 "$root/home/alice/.config"
+}
+
 # install_project TREE ROOT: a copy of TREE at ROOT with the project
 # (make install DESTDIR=), the guest side of the tests and alice's
 # autologin on tty1
@@ -233,6 +264,7 @@ install_project() {
 	done
 	[ "$(stat -c %a:%u "$root/usr/sbin/mount.ext4")" = 4755:0 ] ||
 		harness_fail "make install did not install mount.ext4 setuid root ($(stat -c %a:%u "$root/usr/sbin/mount.ext4"))"
+	[ "$screenshot" = no ] || screenshot_tools "$root"
 	case $break_what in
 	udev) rm "$rules/61-extown.rules" && log "BROKEN ON PURPOSE: no 61-extown.rules in the guest" ;;
 	udisks) rm "$rules/69-extown-udisks.rules" && log "BROKEN ON PURPOSE: no 69-extown-udisks.rules in the guest" ;;
@@ -494,6 +526,10 @@ run_vm() { # RELEASE/LABEL
 	t_relay "$d/results.named"
 	[ "$grc" -eq 0 ] || return 0
 	[ ! -f "$g/seen" ] || sed "s|^|e2e: $rk guest saw: |" "$g/seen" >&2
+	if [ -f "$g/screenshot.png" ]; then
+		cp "$g/screenshot.png" "$build/screenshot-$r-$k.png"
+		log "$rk: screenshot $build/screenshot-$r-$k.png"
+	fi
 	local own=1234:1234 lp=$p.$kind
 	case $kind in patched) own=1000:1000 lp=$p.U2 ;; esac
 	host_checks "$lp.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" "$own" \
