@@ -132,12 +132,15 @@ timing() { echo "$1 $2" >>"$logs_top/timings"; log "$1: $2 s"; }
 exec 9>"$cache/lock"
 flock 9
 
-# keyed on what goes into the packages: HEAD's tree without docs/, bench/
-# and the test suites other than the unit tests (the package build runs
+# keyed on what goes into the packages: HEAD's tree without docs/, bench/,
+# the test suites other than the unit tests (the package build runs
 # those) and tests/package/build-debs.sh (which builds them; the rest of
-# tests/package/ not)
+# tests/package/ not), and the tools no package build uses (the kernel,
+# VM and e2e tools; the build tree's, tools/build-root.sh and the package
+# lists, stay in the key)
 tree_id=$(git -C "$top" ls-tree -r HEAD |
-	grep -vE $'\t(docs/|bench/|README\\.md$|tests/([^up]|u[^n]|p[^a])|tests/package/[^b])' | sha256sum | cut -c1-40)
+	grep -vE $'\t(docs/|bench/|README\\.md$|tests/([^up]|u[^n]|p[^a])|tests/package/[^b]|tools/(kernel|vm|e2e)/|tools/(demo\\.sh|README\\.md)$)' |
+	sha256sum | cut -c1-40)
 want=$(cd "$top" && autoconf --trace='AC_INIT:$2' configure.ac | head -n 1)
 
 # ---- 1. the two packages, built on the release ----------------------------------
