@@ -3,10 +3,15 @@
 # and suites alike, after tests/lib/harness.sh), and the one reader of it:
 #
 #   bases_listed          every BASE of the table, in table order
-#   bases_all             the bases every suite runs by default (SUITES
-#                         "all"), in table order
-#   bases_for SUITE       the bases SUITE runs by default (SUITES "all" or
-#                         a list naming SUITE)
+#   bases_all             the bases whose SUITES has "all" (every suite
+#                         runs them by default but those "-SUITE" leaves
+#                         out), in table order
+#   bases_for SUITE       the bases SUITE runs by default (SUITES has
+#                         SUITE or SUITE=PARTS, or "all" without -SUITE)
+#   base_parts BASE SUITE the parts of SUITE that BASE runs by default: the
+#                         PARTS of SUITE=PARTS, one word each ("+" in the
+#                         table), or "all" (e.g. base_parts 6.1 vm: the
+#                         vm suite's kernel variants)
 #   base_default          the first BASE
 #   base_field BASE COL   COL of BASE's line: package, version, from
 #                         or suites; status 1 when BASE is not in the table
@@ -23,13 +28,34 @@ bases_table=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/kernel/bas
 
 bases_listed() { awk '!/^#/ && NF { print $1 }' "$bases_table"; }
 
+# The items of SUITES (comma-separated): "all", SUITE, -SUITE (not SUITE,
+# after "all"), SUITE=PART+PART (SUITE, only those parts by default).
 bases_for() {
 	awk -v s="$1" '!/^#/ && NF {
-		if ($5 == "all" || ("," $5 ",") ~ ("," s ",")) print $1
+		n = split($5, it, ","); all = 0; yes = 0; no = 0
+		for (i = 1; i <= n; i++) {
+			if (it[i] == "all") all = 1
+			else if (it[i] == "-" s) no = 1
+			else if (it[i] == s || index(it[i], s "=") == 1) yes = 1
+		}
+		if (yes || (all && !no)) print $1
 	}' "$bases_table"
 }
 
-bases_all() { awk '!/^#/ && NF && $5 == "all" { print $1 }' "$bases_table"; }
+bases_all() { awk '!/^#/ && NF && ("," $5 ",") ~ /,all,/ { print $1 }' "$bases_table"; }
+
+base_parts() {
+	local suites
+	suites=$(base_field "$1" suites) || return 1
+	awk -v s="$2" -v l="$suites" 'BEGIN {
+		n = split(l, it, ",")
+		for (i = 1; i <= n; i++)
+			if (index(it[i], s "=") == 1) {
+				p = substr(it[i], length(s) + 2); gsub(/\+/, " ", p); print p; exit
+			}
+		print "all"
+	}'
+}
 
 base_default() { bases_listed | head -n 1; }
 

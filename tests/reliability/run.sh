@@ -20,8 +20,10 @@
 #   tests/reliability/run.sh
 #
 # Each of the two runs on every base (EXTOWN_KERNEL_BASES, default those
-# of tools/kernel/bases whose SUITES has reliability); test names are
-# reliability.BASE.*, e.g.
+# of tools/kernel/bases whose SUITES has reliability: the primary series,
+# 7.3; the backports 6.1 and 6.12, whose fs/ext4 logic is 7.3's, when asked,
+# e.g. EXTOWN_KERNEL_BASES="6.1 6.12 7.3"; docs/kernel.md, "What each base
+# runs in CI"); test names are reliability.BASE.*, e.g.
 # reliability.6.12.ext4.random_ops.preexisting_owner_kept.
 #
 # Environment (docs/reliability.md):
