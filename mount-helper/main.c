@@ -255,9 +255,9 @@ static int user_flags_refused(const struct request *rq, char *why, size_t whysz)
 
 	if (rq->ns)
 		return fail(why, whysz, "-N is for root only");
-	if (rq->fake || rq->nomtab)
-		return fail(why, whysz, "-%c is for root only (mount(8) refuses it to "
-			    "users too)", rq->fake ? 'f' : 'n');
+	if (rq->nomtab)
+		return fail(why, whysz, "-n is for root only (mount(8) refuses it to "
+			    "users too)");
 	if (pass)
 		return fail(why, whysz, "'%s' is for root only (mount(8) refuses it to "
 			    "users too)", pass);
@@ -268,6 +268,21 @@ static int user_flags_refused(const struct request *rq, char *why, size_t whysz)
 			    "backslash: libmount would read what follows into their last "
 			    "option", rq->options);
 	return 0;
+}
+
+/*
+ * -f from a user: mount(8) drops its setuid for it and then only pretends
+ * (libmount 2.40+ runs the helper with -f even so; 2.38 does too); so does
+ * the helper: nothing mounted, no utab line. True when that is all to do.
+ */
+static bool user_pretends(const char *prog, const struct request *rq,
+			  const struct caller *c)
+{
+	if (c->privileged || !rq->fake)
+		return false;
+	if (rq->verbose)
+		fprintf(stderr, "%s: %s: -f: nothing mounted\n", prog, rq->target);
+	return true;
 }
 
 /* a user: only what /etc/fstab grants, as restricted mount(8) would pass it */
@@ -437,6 +452,10 @@ static int run(const char *prog, int argc, char *argv[])
 	for (size_t i = 0; i < rq.nunknown; i++)
 		fprintf(stderr, "%s: ignoring unknown option '%s'\n", prog, rq.unknown[i]);
 
+	if (user_pretends(prog, &rq, &caller)) {
+		ex = MNT_EX_SUCCESS;
+		goto out;
+	}
 	ex = caller.privileged ? request_from_root(prog, &rq, &mr) :
 		request_from_user(prog, &rq, &caller, &mr);
 	if (ex == MNT_EX_SUCCESS) {

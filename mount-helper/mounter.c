@@ -72,15 +72,21 @@ static struct libmnt_context *new_context(const struct mount_plan *p, const char
 	return cxt;
 }
 
-bool mounter_libmount_idmaps(void)
+/* whether the libmount we (and so mount(8)) run with has FEATURE */
+static bool libmount_has(const char *feature)
 {
 	const char **features = NULL;
 	int n = mnt_get_library_features(&features);
 
 	for (int i = 0; i < n && features && features[i]; i++)
-		if (strcmp(features[i], "idmapping") == 0)
+		if (strcmp(features[i], feature) == 0)
 			return true;
 	return false;
+}
+
+bool mounter_libmount_idmaps(void)
+{
+	return libmount_has("idmapping");
 }
 
 /* mount(8)'s status for RC, with its message (worded like mount(8)) */
@@ -97,34 +103,99 @@ static int report(struct libmnt_context *cxt, int rc, const struct mount_plan *p
 	return ex;
 }
 
+/* the NAME of user=NAME in the plan's options (a new string), or NULL */
+static char *plan_user(const struct mount_plan *p)
+{
+	const char *name;
+	size_t namesz;
+
+	if (opts_get(p->options, "user", &name, &namesz) != 0 || !name || !namesz)
+		return NULL;
+	return strndup(name, namesz);
+}
+
+/* whether FS's utab options hold user=USER */
+static bool fs_has_user(struct libmnt_fs *fs, const char *user)
+{
+	char *have;
+	size_t havesz;
+
+	return mnt_optstr_get_option(mnt_fs_get_user_options(fs), "user", &have, &havesz) == 0 &&
+	       havesz == strlen(user) && strncmp(have, user, havesz) == 0;
+}
+
+/*
+ * How many mounts on TARGET carry user=USER as libmount merges mountinfo
+ * and utab, or -errno. utab entries without a mount ID (libmount 2.38's,
+ * ours) go to the topmost mount of the same source, target and root that
+ * has none yet, so a second mount stacked on the first takes the first
+ * one's entry: only the count tells whether one was written for it.
+ */
+static int user_mounts(const char *target, const char *user)
+{
+	struct libmnt_table *tb = mnt_new_table();
+	struct libmnt_cache *cache = mnt_new_cache();
+	struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
+	struct libmnt_fs *fs;
+	int n = -ENOMEM;
+
+	if (tb && cache && itr && mnt_table_set_cache(tb, cache) == 0) {
+		n = mnt_table_parse_mtab(tb, NULL);
+		while (n >= 0 && mnt_table_next_fs(tb, itr, &fs) == 0)
+			if (mnt_fs_match_target(fs, target, cache) && fs_has_user(fs, user))
+				n++;
+	}
+	mnt_free_iter(itr);
+	mnt_unref_table(tb);
+	mnt_unref_cache(cache);
+	return n;
+}
+
+/* the user=NAME mounts on P's target now, for record_user; 0 without -f,
+ * -n, -N or user=NAME (nothing to record then) */
+static int user_mounts_before(const struct mount_plan *p)
+{
+	char *user = p->fake || p->nomtab || p->ns || !p->target ? NULL : plan_user(p);
+	int n = user ? user_mounts(p->target, user) : 0;
+
+	free(user);
+	return n;
+}
+
 /*
  * The user=NAME of the final options in /run/mount/utab, so that NAME can
  * umount. libmount 2.38 writes it there from within a helper; libmount
  * 2.40+ keeps a user=NAME given to a helper out of utab (mount(8) 2.40+
- * adds it itself once the helper has exited), so a helper run without
- * mount(8) would leave a mount its user cannot unmount. Whatever the
- * libmount: read the new mount's entry as libmount merges mountinfo and
- * utab, and when user=NAME is missing write it with libmount's update API
- * (the entry's options modified, or an entry added). mount(8) 2.40+ then
- * finds nothing missing. 0, or -errno / a libmount error.
+ * adds it itself once the helper has exited, unless utab has an entry of
+ * the same source and target with every option already), so a helper run
+ * without mount(8) would leave a mount its user cannot unmount, and a
+ * second mount stacked on the first none at all. Whatever the libmount:
+ * when the mounts on the target with user=NAME are no more than BEFORE
+ * (user_mounts_before), write an entry with libmount's update API (the new
+ * mount's own entry modified, or one added). 0, or -errno / a libmount
+ * error.
  */
-static int record_user(struct libmnt_context *cxt, const struct mount_plan *p)
+static int record_user(struct libmnt_context *cxt, const struct mount_plan *p, int before)
 {
 	struct libmnt_table *tb = NULL;
 	struct libmnt_update *upd = NULL;
 	struct libmnt_fs *fs, *entry = NULL;
-	const char *name, *target = mnt_context_get_target(cxt);
-	char *user = NULL, *opt = NULL, *have;
-	size_t namesz, havesz;
+	const char *target = mnt_context_get_target(cxt);
+	char *user = NULL, *opt = NULL;
+	const char *uopts;
+	bool own;
 	int rc;
 
 	/* -f, -n: no utab; -N: the entry is the other namespace's */
-	if (p->fake || p->nomtab || p->ns || !target ||
-	    opts_get(p->options, "user", &name, &namesz) != 0 || !name || !namesz)
+	if (p->fake || p->nomtab || p->ns || !target || !p->target || !(user = plan_user(p)))
 		return 0;
-	user = strndup(name, namesz);
+	rc = before < 0 ? before : user_mounts(p->target, user);
+	if (rc < 0 || rc > before) {
+		free(user);
+		return rc < 0 ? rc : 0;	/* > before: libmount 2.38 wrote it */
+	}
 	tb = mnt_new_table();
-	rc = !user || !tb ? -ENOMEM : mnt_table_parse_mtab(tb, NULL);
+	rc = !tb ? -ENOMEM : mnt_table_parse_mtab(tb, NULL);
 	if (rc)
 		goto out;
 	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
@@ -132,13 +203,18 @@ static int record_user(struct libmnt_context *cxt, const struct mount_plan *p)
 		rc = -ENOENT;
 		goto out;
 	}
-	if (mnt_optstr_get_option(mnt_fs_get_user_options(fs), "user", &have, &havesz) == 0 &&
-	    havesz == namesz && strncmp(have, user, namesz) == 0)
-		goto out;		/* libmount 2.38 wrote it */
-	/* source, target, root and the user options: no mount ID, which
+	/*
+	 * Source, target, root and the user options: no mount ID, which
 	 * mount(8) 2.39+ changes when it idmaps the mount (X-mount.idmap=,
 	 * a new mount moved in place) after the helper; utab entries without
-	 * one are matched by source, target and root, as 2.38 writes them */
+	 * one are matched by source, target and root, as 2.38 writes them.
+	 * The entry libmount wrote for this mount (uhelper=, x-..., no user=)
+	 * gets user= beside the rest (MS_REMOUNT: its options replaced);
+	 * else a new entry: the one the top mount shows may be a lower
+	 * mount's that it took.
+	 */
+	uopts = mnt_fs_get_user_options(fs);
+	own = uopts && mnt_optstr_get_option(uopts, "user", NULL, NULL) == 1;
 	entry = mnt_new_fs();
 	upd = mnt_new_update();
 	if (!entry || !upd || opts_append(&opt, "user", user) ||
@@ -146,14 +222,12 @@ static int record_user(struct libmnt_context *cxt, const struct mount_plan *p)
 	    mnt_fs_set_target(entry, mnt_fs_get_target(fs)) ||
 	    mnt_fs_set_root(entry, mnt_fs_get_root(fs)) ||
 	    mnt_fs_set_fstype(entry, mnt_fs_get_fstype(fs)) ||
-	    mnt_fs_set_options(entry, mnt_fs_get_user_options(fs)) ||
+	    (own && mnt_fs_set_options(entry, uopts)) ||
 	    mnt_fs_append_options(entry, opt)) {
 		rc = -ENOMEM;
 		goto out;
 	}
-	/* an entry libmount wrote (uhelper=, x-...) gets user= beside the
-	 * rest (MS_REMOUNT: its options replaced); none: a new entry */
-	rc = mnt_update_set_fs(upd, mnt_fs_get_user_options(fs) ? MS_REMOUNT : 0, NULL, entry);
+	rc = mnt_update_set_fs(upd, own ? MS_REMOUNT : 0, NULL, entry);
 	if (rc == 1)
 		rc = 0;		/* no writable utab: none is kept anywhere */
 	else if (rc == 0)
@@ -181,14 +255,15 @@ static int report_utab(int rc, const struct mount_plan *p, const char *progname)
 int mounter_mount(const struct mount_plan *p, const char *progname)
 {
 	struct libmnt_context *cxt;
-	int ex;
+	int ex, before;
 
 	cxt = new_context(p, p->fstype, progname, &ex);
 	if (!cxt)
 		return ex;
+	before = user_mounts_before(p);
 	ex = report(cxt, mnt_context_mount(cxt), p, progname);
 	if (ex == MNT_EX_SUCCESS)
-		ex = report_utab(record_user(cxt, p), p, progname);
+		ex = report_utab(record_user(cxt, p, before), p, progname);
 	mnt_free_context(cxt);
 	return ex;
 }
@@ -392,7 +467,12 @@ static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *
 	struct stat st;
 	int mfd;
 
-	if (stat(src, &st) == 0 && S_ISBLK(st.st_mode) && mounted_there(tfd, st.st_rdev))
+	/* mount(2), which libmount mounts with up to 2.38, refuses the same
+	 * filesystem twice on one mount point (mount(8): "already mounted");
+	 * move_mount(2), which our attach is and libmount's fd-based mount
+	 * (2.39+) too, stacks it: the caller's mount(8) decides */
+	if (!libmount_has("fd-based-mount") && stat(src, &st) == 0 && S_ISBLK(st.st_mode) &&
+	    mounted_there(tfd, st.st_rdev))
 		return report_syscall(cxt, EBUSY, p, progname);
 	mnt_context_get_mflags(cxt, &mflags);
 	mfd = mountapi_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
@@ -461,7 +541,7 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 {
 	struct libmnt_context *cxt;
 	struct idmapped r = { 0 };
-	int ex, rc;
+	int ex, rc, before;
 
 	if (p->fake || p->ns) {
 		msg_no_kernel_support(progname, p->source, p->fstype, ", and no idmapped "
@@ -479,6 +559,7 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 		ex = report(cxt, rc, p, progname);
 		goto out;
 	}
+	before = user_mounts_before(p);
 	ex = idmapped(cxt, p, ip, &r, progname);
 	if (ex != MNT_EX_SUCCESS)
 		goto out;
@@ -488,7 +569,7 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 	mnt_context_set_syscall_status(cxt, 0);
 	rc = mnt_context_finalize_mount(cxt);
 	if (!rc)
-		rc = record_user(cxt, p);
+		rc = record_user(cxt, p, before);
 	say_mapped(p, &r, ip, progname);
 	if (r.ro)
 		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "

@@ -2,16 +2,17 @@
 # Differential test of the mount helper against util-linux mount(8) itself
 # (issue 10): every request of tests/differential/cases (fstab entry x
 # caller x command line) is run in the busybox test VM by the real setuid
-# mount(8) 2.38.1, once with no mount.ext* helper installed and once with
-# the helper installed (/usr/sbin/mount.ext4 setuid root, mount.ext3 and
-# mount.ext2 symlinks). The guest (tests/differential/guest.sh) records
-# exit status, mounts (per-mount and superblock options), the owner seen
-# at each mount point, /run/mount/utab, the caller's umount and loop
-# devices left. The guest boots twice (issue 18): on the patched kernel
-# (tests "differential.CASE": the helper gives uid=,gid=) and on the
-# unpatched kernel (tests "differential.fallback.CASE": the helper gives
-# the owner through an idmapped mount). This script judges each case by
-# the rules of docs/differential.md:
+# mount(8) (the host's: 2.38.1 on Debian 12), once with no mount.ext* helper
+# installed and once with the helper installed (/usr/sbin/mount.ext4 setuid
+# root, mount.ext3 and mount.ext2 symlinks). The guest
+# (tests/differential/guest.sh) records exit status, mounts (per-mount and
+# superblock options), the owner seen at each mount point, /run/mount/utab,
+# the caller's umount and loop devices left. The guest boots twice (issue
+# 18): on the patched kernel (tests "differential.CASE": the helper gives
+# uid=,gid=) and on the unpatched kernel (tests
+# "differential.fallback.CASE": the helper gives the owner through an
+# idmapped mount). This script judges each case by the rules of
+# docs/differential.md:
 #   1. the helper mounts nothing mount(8) alone refuses (unless mount(8)
 #      grants the case's "same-as" case, whose helper argv is identical up
 #      to the order of the -o options:
@@ -47,6 +48,14 @@
 # vm/guest/guest/{nohelper,helper}/CASE/ for the patched kernel,
 # vm-unpatched/guest/guest/... for the unpatched one).
 #
+# Then the same for each other release of tools/releases
+# (tests/lib/releases.sh, release_children; EXTOWN_RELEASES picks them):
+# that release's mount(8), umount(8) and libmount in the guest
+# (tools/vm/mkinitramfs.sh --root its build tree: trixie's util-linux 2.41)
+# and the helper built in its build tree, tests named differential.REL.CASE
+# and differential.REL.fallback.CASE. EXTOWN_GUEST_RELEASE=REL makes only
+# that release's boots (names differential.*; EXTOWN_DIFF_SRC ignored).
+#
 # stdout: "PASS differential.CASE" / "FAIL differential.CASE: why" per case,
 # plus differential.guest_finished (differential.fallback.* likewise on the
 # unpatched kernel); the tables (case | mount(8) alone | with helper |
@@ -58,6 +67,8 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 here=$top/tests/differential
 # shellcheck source=tests/lib/harness.sh
 . "$top/tests/lib/harness.sh"
+# shellcheck source=tests/lib/releases.sh
+. "$top/tests/lib/releases.sh"
 
 # Devices the guest tags removable (guest.sh): ownership is expected only there.
 tagged=" /dev/vdb /dev/vdd "
@@ -454,13 +465,25 @@ for v in "${kernels[@]}"; do
 	[ -f "${bzimage[$v]}" ] || harness_fail "no bzImage at ${bzimage[$v]}"
 done
 
-# The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf.
-build=$work/build
-harness_build_helper "$src" "$build"
-log "helper built from $src ($(git -C "$src" describe --always --dirty 2>/dev/null || echo '?'))"
+# The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf;
+# the guest's userspace: the host's, or with EXTOWN_GUEST_RELEASE that
+# release's build tree and a helper built there
+guest_rel=${EXTOWN_GUEST_RELEASE:-}
+initrd_root=()
+if [ -n "$guest_rel" ]; then
+	helper=$(release_guest_helper "$guest_rel" differential-helper) ||
+		harness_fail "cannot build mount.ext4 in $guest_rel's build tree"
+	tree=$(release_guest_tree "$guest_rel") || harness_fail "no build tree for $guest_rel"
+	initrd_root=(--root "$tree")
+	log "guest with $guest_rel's userspace ($tree)"
+else
+	harness_build_helper "$src" "$work/build"
+	helper=$work/build/mount.ext4
+	log "helper built from $src ($(git -C "$src" describe --always --dirty 2>/dev/null || echo '?'))"
+fi
 
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
-"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$here/cases" \
+"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$helper" --file "$here/cases" \
 	--file "$top/tests/lib/vmguest.sh" \
 	"$work/initramfs.cpio.gz" "$here/guest.sh" >/dev/null ||
 	harness_fail "tools/vm/mkinitramfs.sh failed"
@@ -494,4 +517,5 @@ for v in "${kernels[@]}"; do
 	log "$v kernel (${bzimage[$v]}): $((SECONDS - t0)) s (VM $(cat "$vm/boot-seconds" 2>/dev/null) s)"
 done
 log "wall time $((SECONDS - start)) s"
+[ -n "$guest_rel" ] || release_children differential "$0"
 exit 0

@@ -18,14 +18,32 @@
 #                           /etc/os-release)
 #   releases_in_build_roots the releases_selected other than the host's:
 #                           the ones a suite runs in tools/in-build-root.sh
-#   release_relay REL SUITE FILE
+#   release_relay REL SUITE FILE [host]
 #                           the PASS/FAIL/SKIP lines of FILE (a run of the
 #                           suite in REL's build tree) with "SUITE." made
 #                           "SUITE.REL." (helper.H3.x -> helper.trixie.H3.x),
 #                           those the filter selects, paths under
 #                           $top/build/ made $top/build/REL/ (where
-#                           tools/in-build-root.sh keeps them); status 1
+#                           tools/in-build-root.sh keeps them; not with
+#                           "host": a run on the host for REL); status 1
 #                           when FILE holds no result line at all
+#   release_children SUITE SCRIPT
+#                           for each of releases_in_build_roots: SCRIPT
+#                           again with EXTOWN_GUEST_RELEASE=REL (its guests
+#                           boot that release's userspace: see the next
+#                           two), its output in $top/build/REL/SUITE.out
+#                           and .log, relayed by release_relay; the filter
+#                           is passed down with "REL." taken out of each
+#                           pattern, so that "privilege.trixie.fallback"
+#                           runs the child's privilege.fallback.* tests
+#   release_guest_helper REL BUILDNAME
+#                           builds mount.ext4 in REL's build tree
+#                           (tools/in-build-root.sh, tools/build-helper.sh:
+#                           that release's compiler and libmount) in
+#                           $top/build/REL/BUILDNAME; prints its path
+#   release_guest_tree REL  the path of REL's build tree
+#                           (tools/build-root.sh), for tools/vm/mkinitramfs.sh
+#                           --root: the guest's mount(8) and libraries
 
 releases_table=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/releases
 
@@ -125,10 +143,42 @@ release_relay() {
 		any=0
 		line="${line%% *} $suite.$rel.${line#* "$suite".}"
 		# the tree's $top/build is the host's $top/build/REL
-		[ -z "${top:-}" ] || line=${line//"$top/build/"/"$top/build/$rel/"}
+		[ -z "${top:-}" ] || [ "${4:-}" = host ] || line=${line//"$top/build/"/"$top/build/$rel/"}
 		name=${line#* }
 		t_match "${name%%: *}" || continue
 		t_line "$line"
 	done <"$3"
 	return "$any"
+}
+
+release_children() {
+	local suite=$1 script=$2 rel rc pat filter
+	for rel in $(releases_in_build_roots); do
+		filter=''
+		for pat in ${EXTOWN_TEST_FILTER:-}; do
+			pat=${pat//"$rel."/}
+			[ "$pat" != "$rel" ] || pat='*'
+			filter+="${filter:+ }$pat"
+		done
+		mkdir -p "$top/build/$rel"
+		rc=0
+		EXTOWN_GUEST_RELEASE=$rel EXTOWN_TEST_FILTER=$filter "$script" \
+			>"$top/build/$rel/$suite.out" 2>"$top/build/$rel/$suite.log" || rc=$?
+		release_relay "$rel" "$suite" "$top/build/$rel/$suite.out" host ||
+			fail_always "$suite.$rel.harness" "no results from $rel's guests (status $rc; see $top/build/$rel/$suite.log)"
+	done
+}
+
+release_guest_helper() {
+	mkdir -p "$top/build/$1"
+	"$top/tools/in-build-root.sh" "$1" "$top/tools/build-helper.sh" "$top/build/$2" >&2 ||
+		return 1
+	echo "$top/build/$1/$2/mount.ext4"
+}
+
+release_guest_tree() {
+	local tree
+	tree=$("$top/tools/build-root.sh" "$1" | tail -n 1) || return 1
+	[ -x "$tree/usr/bin/mount" ] || return 1
+	echo "$tree"
 }

@@ -19,6 +19,13 @@
 #                                otherwise): mount(8) idmaps it, not the
 #                                helper; utab written, no utab.act left,
 #                                alice can umount
+#   stacked.{tagged,untagged}.*  alice mounts an entry twice through
+#                                mount(8): as many mounts as mount(8) alone
+#                                makes (with the helper moved aside), each
+#                                with its own utab entry (alice unmounts
+#                                them all, no entry left)
+#   fake.*                       mount -f as alice: mount(8) alone's exit
+#                                status, nothing mounted, no utab entry
 #
 # stdout: PASS/FAIL/SKIP libmount.NAME lines (tests/libmount/run.sh puts
 # the release into the names). Exit 1 when the set-up breaks.
@@ -129,3 +136,56 @@ else
 		skip "libmount.idmap.$t" "mount(8) of $release has no X-mount.idmap= ($(mount -V | head -n 1))"
 	done
 fi
+
+# alone CMD...: CMD with the helper moved aside (mount(8) alone)
+alone() {
+	local rc=0
+	mv /usr/sbin/mount.ext4 /usr/sbin/mount.ext4.aside
+	"$@" || rc=$?
+	mv /usr/sbin/mount.ext4.aside /usr/sbin/mount.ext4
+	return "$rc"
+}
+
+# mounted_on TARGET: how many mounts /proc/self/mounts has on TARGET
+mounted_on() { awk -v t="$1" '$2 == t { n++ } END { print n + 0 }' /proc/self/mounts; }
+
+umount_all() { while mountpoint -q "$1"; do umount "$1" || break; done; }
+
+# stack PREFIX TARGET: alice mounts TARGET twice through mount(8), without
+# the helper and with it; with it, as many mounts as without, each with its
+# own utab entry: alice unmounts every one, no utab entry left
+stack() {
+	local p=$1 target=$2 n want rc=0 out='' i=0
+	alone as_alice sh -c "mount $target; mount $target" >/dev/null 2>&1 || true
+	want=$(mounted_on "$target")
+	umount_all "$target"
+	as_alice sh -c "mount $target; mount $target" >/dev/null 2>&1 || true
+	n=$(mounted_on "$target")
+	check_eq "$p.mounts_as_mount8_alone" "mounts on $target after two mounts" "$want" "$n"
+	while [ "$i" -lt "$n" ] && [ "$rc" -eq 0 ]; do
+		i=$((i + 1))
+		out=$(as_alice umount "$target" 2>&1) || rc=$?
+	done
+	if [ "$rc" -eq 0 ] && ! mountpoint -q "$target"; then
+		pass "$p.alice_umounts_each"
+	else
+		fail "$p.alice_umounts_each" "umount $i of $n as alice: status $rc: $(echo "$out" | head -n 1)"
+		umount_all "$target"
+	fi
+	check "$p.no_utab_entry_left" "left in /run/mount/utab: $(grep -F "TARGET=$target " /run/mount/utab 2>/dev/null)" \
+		test -z "$(grep -F "TARGET=$target " /run/mount/utab 2>/dev/null)"
+}
+stack libmount.stacked.tagged /media/stick
+stack libmount.stacked.untagged /media/disk
+
+# mount -f by a user: mount(8) drops its setuid and pretends; the helper
+# (which libmount runs with -f) as well: the same status, nothing mounted,
+# no utab entry
+rc_alone=0 rc=0
+alone as_alice mount -f /media/stick >/dev/null 2>&1 || rc_alone=$?
+out=$(as_alice mount -f /media/stick 2>&1) || rc=$?
+check_eq libmount.fake.status_as_mount8_alone "exit status of mount -f as alice ($out)" "$rc_alone" "$rc"
+check_eq libmount.fake.nothing_mounted "mounts on /media/stick" 0 "$(mounted_on /media/stick)"
+check libmount.fake.no_utab_entry "an entry in /run/mount/utab: $(grep -F "TARGET=/media/stick " /run/mount/utab 2>/dev/null)" \
+	test -z "$(grep -F "TARGET=/media/stick " /run/mount/utab 2>/dev/null)"
+umount_all /media/stick

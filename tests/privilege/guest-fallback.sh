@@ -49,10 +49,14 @@
 #                   X's files show as alice's; the host checks that the diary
 #                   is unchanged and a file alice created is X (1001:1001)
 #                   on disk
-#  4 stack          alice mounts /media/stick twice: the second exits 32, one
+#  4 stack          alice mounts /media/stick twice: as mount(8) alone does,
+#                   with libmount 2.38 (mount(2)) the second exits 32, one
 #                   mount and one utab entry remain; users: bob's mount of
 #                   alice's mounted /media/shared exits 32 and alice can
-#                   still umount it
+#                   still umount it. With libmount's fd-based mount (2.39+,
+#                   "fd-based-mount" in mount -V) both stack: two idmapped
+#                   mounts, two utab entries, alice umounts both; bob's
+#                   mount stacks, he umounts his and alice hers
 #  5 symlinked_mountpoint  alice mounts /media/link (symlink to /media/x5): mounted
 #                   idmapped at /media/x5, and alice can umount it
 #  7 image_without_loop  alice mounts /media/img: mounted; umount leaves
@@ -459,25 +463,34 @@ if [ "$rc" -eq 0 ] && as_alice touch /media/stick/fb-probe; then
 else
 	fail msg.user_mount.new_file_matches_message "alice's mount failed or she cannot create a file"
 fi
+# mount(8) alone: mount(2) (libmount 2.38) refuses the same filesystem twice
+# on one mount point, "already mounted" (32); libmount's fd-based mount
+# (2.39+, move_mount(2)) stacks it. The helper does what mount(8) would.
+stacks=no
+case $(mount -V) in *fd-based-mount*) stacks=yes ;; esac
 msg=$(as_alice mount /media/stick 2>&1)
 rc=$?
 record stack.second "alice: mount /media/stick (again)" "$rc" "$msg"
 n=$(count_at /media/stick)
 u=$(utab_has /media/stick)
-if [ "$rc" -eq 32 ]; then
-	pass stack.second_mount_exit_32
+if [ "$stacks" = no ]; then
+	check_eq stack.second_mount_exit_32 "exit status ($(oneline "$msg"))" 32 "$rc"
+	check_eq stack.one_mount "mounts at /media/stick" 1 "$n"
+	check_eq stack.one_utab_entry "utab entries for /media/stick" 1 "$u"
 else
-	fail stack.second_mount_exit_32 "exit $rc: $(oneline "$msg")"
-fi
-if [ "$n" -eq 1 ]; then
-	pass stack.one_mount
-else
-	fail stack.one_mount "$n mounts at /media/stick"
-fi
-if [ "$u" -eq 1 ]; then
-	pass stack.one_utab_entry
-else
-	fail stack.one_utab_entry "$u utab entries for /media/stick"
+	check_eq stack.second_mount_stacked "exit status ($(oneline "$msg"))" 0 "$rc"
+	check_eq stack.two_mounts "mounts at /media/stick" 2 "$n"
+	if idmapped_at /media/stick; then
+		pass stack.second_mount_idmapped
+	else
+		fail stack.second_mount_idmapped "options '$(opts_at /media/stick)'"
+	fi
+	check_eq stack.two_utab_entries "utab entries for /media/stick" 2 "$u"
+	msg=$(as_alice umount /media/stick 2>&1)
+	rc=$?
+	record stack.umount_top "alice: umount /media/stick (the top one)" "$rc" "$msg"
+	check_eq stack.alice_umounts_top "exit status ($(oneline "$msg"))" 0 "$rc"
+	alice_umounts stack.alice_umounts_lower stack.umount_lower /media/stick /media/stick
 fi
 unmount_all
 msg=$(as_alice mount /media/shared 2>&1)
@@ -487,10 +500,19 @@ msg=$(as_bob mount /media/shared 2>&1)
 rcb=$?
 n=$(count_at /media/shared)
 record stack.users_bob "bob: mount /media/shared (mounted by alice)" "$rcb" "$msg"
-if [ "$rc" -eq 0 ] && [ "$rcb" -eq 32 ] && [ "$n" -eq 1 ]; then
+if [ "$stacks" = no ] && [ "$rc" -eq 0 ] && [ "$rcb" -eq 32 ] && [ "$n" -eq 1 ]; then
 	pass users.other_user_refused
+elif [ "$stacks" = yes ] && [ "$rc" -eq 0 ] && [ "$rcb" -eq 0 ] && [ "$n" -eq 2 ]; then
+	pass users.other_user_stacked
 else
-	fail users.other_user_refused "alice's mount exit $rc; bob's exit $rcb, $n mounts: $(oneline "$msg")"
+	fail "users.other_user_$([ "$stacks" = no ] && echo refused || echo stacked)" \
+		"alice's mount exit $rc; bob's exit $rcb, $n mounts: $(oneline "$msg")"
+fi
+if [ "$stacks" = yes ]; then
+	msg=$(as_bob umount /media/shared 2>&1)
+	rc=$?
+	record stack.users_bob_umount "bob: umount /media/shared (his, on top)" "$rc" "$msg"
+	check_eq users.other_user_umounts_his "exit status ($(oneline "$msg"))" 0 "$rc"
 fi
 alice_umounts users.first_user_can_umount stack.users_alice_umount /media/shared /media/shared
 unmount_all

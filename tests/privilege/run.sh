@@ -23,6 +23,14 @@
 # The helper is built as it is installed (configure --prefix=/usr
 # --sysconfdir=/etc, out of tree).
 #
+# The guests run the host's util-linux (mount(8), umount(8), setpriv,
+# libmount) and the helper built on the host; then the same two runs again
+# for each other release of tools/releases (tests/lib/releases.sh,
+# release_children; EXTOWN_RELEASES picks them), with that release's
+# userspace in the guest (tools/vm/mkinitramfs.sh --root its build tree:
+# trixie's mount(8) and libmount 2.41) and the helper built in its build
+# tree, named privilege.REL.* (privilege.trixie.fallback.msg...).
+#
 #   tests/privilege/run.sh
 #
 # stdout: one "PASS name" / "FAIL name: why" per test; the rest on stderr.
@@ -32,7 +40,9 @@
 # from another checkout (e.g. a `git worktree` of an older commit);
 # EXTOWN_PRIVILEGE_RUNS="patched fallback" (the default) picks the runs;
 # EXTOWN_PRIVILEGE_KERNEL_UNPATCHED=BZIMAGE boots that kernel for the
-# fallback run instead of tools/kernel/build-kernel.sh unpatched.
+# fallback run instead of tools/kernel/build-kernel.sh unpatched;
+# EXTOWN_GUEST_RELEASE=REL makes only the runs of REL's userspace (with
+# names privilege.*; EXTOWN_PRIVILEGE_SRC is then ignored).
 # Exit 0 whatever the tests say, 1 when the harness broke
 # ("FAIL privilege.harness: why").
 set -euo pipefail
@@ -42,16 +52,30 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/harness.sh"
 # shellcheck source=tests/lib/ondisk.sh
 . "$top/tests/lib/ondisk.sh"
+# shellcheck source=tests/lib/releases.sh
+. "$top/tests/lib/releases.sh"
 harness_init privilege privilege
 
 src=${EXTOWN_PRIVILEGE_SRC:-$top}
 runs=${EXTOWN_PRIVILEGE_RUNS:-patched fallback}
 want_run() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 
-# The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf.
-build=$work/build
-harness_build_helper "$src" "$build"
-[ "$src" = "$top" ] || log "helper built from $src ($(git -C "$src" rev-parse --short HEAD 2>/dev/null))"
+# The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf;
+# the guests' userspace: the host's, or with EXTOWN_GUEST_RELEASE that
+# release's build tree and a helper built there
+guest_rel=${EXTOWN_GUEST_RELEASE:-}
+initrd_root=()
+if [ -n "$guest_rel" ]; then
+	helper=$(release_guest_helper "$guest_rel" privilege-helper) ||
+		harness_fail "cannot build mount.ext4 in $guest_rel's build tree"
+	tree=$(release_guest_tree "$guest_rel") || harness_fail "no build tree for $guest_rel"
+	initrd_root=(--root "$tree")
+	log "guests with $guest_rel's userspace ($tree)"
+else
+	harness_build_helper "$src" "$work/build"
+	helper=$work/build/mount.ext4
+	[ "$src" = "$top" ] || log "helper built from $src ($(git -C "$src" rev-parse --short HEAD 2>/dev/null))"
+fi
 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$work/preload.so" \
 	"$top/tests/privilege/preload.c" || harness_fail "cannot build tests/privilege/preload.c"
 gcc -std=gnu11 -Wall -Wextra -Werror -O2 -o "$work/fbtool" "$top/tests/privilege/fbtool.c" ||
@@ -74,7 +98,7 @@ run_patched() {
 	[ -f "$kernel" ] || harness_fail "build-kernel.sh gave no bzImage"
 	cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
 	cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
-	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/preload.so" \
+	"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$helper" --file "$work/preload.so" \
 		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" \
 		"$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed"
@@ -106,7 +130,7 @@ run_fallback() {
 	chown 1001:1001 "$stage/bobs"
 	mkfs.ext4 -q -F -d "$stage" -E root_owner=1001:1001 -U 6a6b0e00-0000-4000-8000-000000000018 \
 		-L swap "$work/fb-swap.img" 32M || harness_fail "mkfs.ext4 of the swap stick failed"
-	"$top/tools/vm/mkinitramfs.sh" --file "$build/mount.ext4" --file "$work/fbtool" \
+	"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$helper" --file "$work/fbtool" \
 		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" "$work/initramfs-fallback.cpio.gz" \
 		"$top/tests/privilege/guest-fallback.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed (fallback)"
@@ -138,4 +162,5 @@ run_fallback() {
 
 want_run patched && run_patched
 want_run fallback && run_fallback
+[ -n "$guest_rel" ] || release_children privilege "$0"
 exit 0

@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
 # Make the busybox initramfs the extown test VMs boot.
 #
-#   tools/vm/mkinitramfs.sh [--file PATH]... OUT.cpio.gz GUEST_SCRIPT...
+#   tools/vm/mkinitramfs.sh [--root TREE] [--file PATH]... OUT.cpio.gz GUEST_SCRIPT...
 #
 # GUEST_SCRIPTs are copied to /tests/ and run by /init in the order given;
 # --file PATH copies PATH to /tests/ without running it (helpers such as a
 # compiled tests/vm/vmtool; an ELF file gets its shared libraries too).
+# --root TREE takes the real tools below (and every shared library) from the
+# Debian tree TREE instead of the host (a release's build tree,
+# tools/build-root.sh: trixie's mount(8) and libmount 2.41 on a bookworm
+# host); the libraries are resolved by TREE's own dynamic loader.
 #
 # Guest layout (merged /usr, like Debian 12):
 #   /bin /sbin /lib /lib64 -> usr/...
 #   busybox-static at /usr/bin/busybox, one symlink per applet
 #   /bin/sh is the host's dash (busybox ash would run its own applets
 #   ahead of PATH); /usr/bin/bash is there too, `ash` is busybox's
-#   host binaries (real util-linux / coreutils / e2fsprogs) replace the
-#   busybox applets of the same name:
+#   host binaries (or TREE's; real util-linux / coreutils / e2fsprogs)
+#   replace the busybox applets of the same name:
 #     /usr/bin/setpriv  util-linux (busybox's lacks --reuid/--regid/--clear-groups)
 #     /usr/bin/stat     coreutils
 #     /usr/bin/mount, /usr/bin/umount   util-linux (libmount; runs
@@ -49,13 +53,23 @@
 set -euo pipefail
 
 usage() {
-	echo "usage: $0 [--file PATH]... OUT.cpio.gz GUEST_SCRIPT..." >&2
+	echo "usage: $0 [--root TREE] [--file PATH]... OUT.cpio.gz GUEST_SCRIPT..." >&2
 	exit 2
 }
 
 extra=()
+tree=''
 while [ $# -gt 0 ]; do
 	case $1 in
+	--root)
+		[ $# -ge 2 ] || usage
+		[ -x "$2/usr/bin/mount" ] || {
+			echo "mkinitramfs: $2 is not a Debian tree with util-linux" >&2
+			exit 1
+		}
+		tree=$(cd "$2" && pwd)
+		shift 2
+		;;
 	--file)
 		[ $# -ge 2 ] || usage
 		extra+=("$2")
@@ -105,25 +119,55 @@ cp "$busybox" "$root/usr/bin/busybox"
 	[ -e "$root/$dest/$name" ] || [ -L "$root/$dest/$name" ] || ln -s /usr/bin/busybox "$root/$dest/$name"
 done
 
+# The shared libraries FILE needs, one "SOURCE DEST" pair a line: the
+# host's (ldd), or with --root TREE's, found by TREE's own loader with
+# TREE's library directories first (SOURCE under TREE, DEST without it).
+libs_of() { # FILE
+	if [ -z "$tree" ]; then
+		ldd "$1" | awk '/=> \// { print $3, $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1, $1 }'
+		return
+	fi
+	local ld=$tree/lib64/ld-linux-x86-64.so.2 dirs=$tree/usr/lib/x86_64-linux-gnu:$tree/lib/x86_64-linux-gnu
+	"$ld" --library-path "$dirs" --list "$1" |
+		awk -v t="$tree" '
+			/=> \// { src = $3 }
+			/^[[:space:]]*\/[^ ]*ld-linux[^ ]* \(/ { src = t $1 }
+			src != "" {
+				dest = src
+				if (index(dest, t "/") == 1) dest = substr(dest, length(t) + 1)
+				print src, dest
+				src = ""
+			}'
+	echo "$ld /lib64/ld-linux-x86-64.so.2"
+}
+
 # Copy a file and the shared libraries it needs, keeping their paths.
 copy_with_libs() { # SRC DEST
-	local src=$1 dest=$2 lib
+	local src=$1 dest=$2 lib libdest
 	cp -L "$src" "$root$dest"
 	if file -L "$src" | grep -q 'dynamically linked'; then
-		ldd "$src" | awk '/=> \// { print $3 } /^[[:space:]]*\/[^ ]*ld-linux/ { print $1 }' |
-			while read -r lib; do
-				[ -e "$root$lib" ] && continue
-				mkdir -p "$root$(dirname "$lib")"
-				cp -L "$lib" "$root$lib"
-			done
+		libs_of "$src" | while read -r lib libdest; do
+			[ -e "$root$libdest" ] && continue
+			mkdir -p "$root$(dirname "$libdest")"
+			cp -L "$lib" "$root$libdest"
+		done
 	fi
 }
 
 install_host() { # NAME DESTDIR [LINK...]
-	local name=$1 destdir=$2 path
+	local name=$1 destdir=$2 path='' d
 	shift 2
-	path=$(command -v "$name") || {
-		echo "mkinitramfs: host binary $name not found (tools/install-deps.sh)" >&2
+	if [ -z "$tree" ]; then
+		path=$(command -v "$name") || path=''
+	else
+		for d in usr/sbin usr/bin; do
+			[ -x "$tree/$d/$name" ] || continue
+			path=$tree/$d/$name
+			break
+		done
+	fi
+	[ -n "$path" ] || {
+		echo "mkinitramfs: binary $name not found in ${tree:-the host} (tools/install-deps.sh)" >&2
 		exit 1
 	}
 	rm -f "$root/usr/bin/$name" "$root/usr/sbin/$name"
