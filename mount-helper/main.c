@@ -271,18 +271,28 @@ static int user_flags_refused(const struct request *rq, char *why, size_t whysz)
 }
 
 /*
- * -f from a user: mount(8) drops its setuid for it and then only pretends
- * (libmount 2.40+ runs the helper with -f even so; 2.38 does too); so does
- * the helper: nothing mounted, no utab line. True when that is all to do.
+ * -f from a user: mount(8) drops its setuid for it (libmount then runs the
+ * helper with -f, as the user); mount(8) alone then makes libmount's fake
+ * mount as the user. So does the helper, root's ids dropped for good: the
+ * same status and message (2.38: utab cannot be written, 16 or 32; 2.41:
+ * 0), nothing mounted.
  */
-static bool user_pretends(const char *prog, const struct request *rq,
-			  const struct caller *c)
+static int user_pretends(const char *prog, const struct request *rq)
 {
-	if (c->privileged || !rq->fake)
-		return false;
-	if (rq->verbose)
-		fprintf(stderr, "%s: %s: -f: nothing mounted\n", prog, rq->target);
-	return true;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+
+	if (setresgid(gid, gid, gid) || setresuid(uid, uid, uid) || geteuid() != uid) {
+		fprintf(stderr, "%s: %s: cannot drop privileges\n", prog, rq->target);
+		return MNT_EX_SYSERR;
+	}
+	return mounter_pretend(&(struct mount_plan) {
+		.source = rq->source,
+		.target = rq->target,
+		.fstype = rq->fstype,
+		.options = rq->options,
+		.verbose = rq->verbose,
+	}, prog);
 }
 
 /* a user: only what /etc/fstab grants, as restricted mount(8) would pass it */
@@ -452,8 +462,8 @@ static int run(const char *prog, int argc, char *argv[])
 	for (size_t i = 0; i < rq.nunknown; i++)
 		fprintf(stderr, "%s: ignoring unknown option '%s'\n", prog, rq.unknown[i]);
 
-	if (user_pretends(prog, &rq, &caller)) {
-		ex = MNT_EX_SUCCESS;
+	if (!caller.privileged && rq.fake) {
+		ex = user_pretends(prog, &rq);
 		goto out;
 	}
 	ex = caller.privileged ? request_from_root(prog, &rq, &mr) :

@@ -151,6 +151,26 @@ static int user_mounts(const char *target, const char *user)
 	return n;
 }
 
+int mounter_pretend(const struct mount_plan *p, const char *progname)
+{
+	struct libmnt_context *cxt = mnt_new_context();
+	int rc = -ENOMEM, ex;
+
+	if (!cxt) {
+		fprintf(stderr, "%s: %s: out of memory\n", progname, p->target);
+		return MNT_EX_SYSERR;
+	}
+	if (!mnt_context_force_unrestricted(cxt) && !mnt_context_disable_helpers(cxt, 1) &&
+	    !mnt_context_enable_fake(cxt, 1) && !mnt_context_enable_verbose(cxt, p->verbose) &&
+	    !mnt_context_set_source(cxt, p->source) && !mnt_context_set_target(cxt, p->target) &&
+	    !mnt_context_set_fstype(cxt, p->fstype) &&
+	    (!p->options || !mnt_context_set_options(cxt, p->options)))
+		rc = mnt_context_mount(cxt);
+	ex = report(cxt, rc, p, progname);
+	mnt_free_context(cxt);
+	return ex;
+}
+
 /* the user=NAME mounts on P's target now, for record_user; 0 without -f,
  * -n, -N or user=NAME (nothing to record then) */
 static int user_mounts_before(const struct mount_plan *p)

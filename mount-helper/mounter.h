@@ -25,6 +25,13 @@ struct mount_plan {
 int mounter_mount(const struct mount_plan *plan, const char *progname);
 
 /*
+ * libmount's fake mount (-f) of PLAN, unrestricted, helpers disabled: what
+ * mount(8) alone does for a user's -f once it has dropped its setuid. For a
+ * caller with no privileges left. mount(8)'s exit status, its message.
+ */
+int mounter_pretend(const struct mount_plan *plan, const char *progname);
+
+/*
  * Does the linked libmount idmap mounts itself (X-mount.idmap=, libmount
  * 2.39+: its feature "idmapping")? Then mount(8) idmaps the mount after a
  * helper has made it.

@@ -182,9 +182,9 @@ stack libmount.stacked.untagged /media/disk
 # (which libmount runs with -f) as well: the same status, nothing mounted,
 # no utab entry
 rc_alone=0 rc=0
-alone as_alice mount -f /media/stick >/dev/null 2>&1 || rc_alone=$?
+out_alone=$(alone as_alice mount -f /media/stick 2>&1) || rc_alone=$?
 out=$(as_alice mount -f /media/stick 2>&1) || rc=$?
-check_eq libmount.fake.status_as_mount8_alone "exit status of mount -f as alice ($out)" "$rc_alone" "$rc"
+check_eq libmount.fake.status_as_mount8_alone "exit status of mount -f as alice (alone: '$out_alone'; with the helper: '$out')" "$rc_alone" "$rc"
 check_eq libmount.fake.nothing_mounted "mounts on /media/stick" 0 "$(mounted_on /media/stick)"
 check libmount.fake.no_utab_entry "an entry in /run/mount/utab: $(grep -F "TARGET=/media/stick " /run/mount/utab 2>/dev/null)" \
 	test -z "$(grep -F "TARGET=/media/stick " /run/mount/utab 2>/dev/null)"
