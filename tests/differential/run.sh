@@ -468,19 +468,8 @@ done
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf;
 # the guest's userspace: the host's, or with EXTOWN_GUEST_RELEASE that
 # release's build tree and a helper built there
-guest_rel=${EXTOWN_GUEST_RELEASE:-}
-initrd_root=()
-if [ -n "$guest_rel" ]; then
-	helper=$(release_guest_helper "$guest_rel" differential-helper) ||
-		harness_fail "cannot build mount.ext4 in $guest_rel's build tree"
-	tree=$(release_guest_tree "$guest_rel") || harness_fail "no build tree for $guest_rel"
-	initrd_root=(--root "$tree")
-	log "guest with $guest_rel's userspace ($tree)"
-else
-	harness_build_helper "$src" "$work/build"
-	helper=$work/build/mount.ext4
-	log "helper built from $src ($(git -C "$src" describe --always --dirty 2>/dev/null || echo '?'))"
-fi
+helper='' initrd_root=()
+release_guest "$src" differential-helper helper initrd_root
 
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
 "$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$helper" --file "$here/cases" \
@@ -517,5 +506,5 @@ for v in "${kernels[@]}"; do
 	log "$v kernel (${bzimage[$v]}): $((SECONDS - t0)) s (VM $(cat "$vm/boot-seconds" 2>/dev/null) s)"
 done
 log "wall time $((SECONDS - start)) s"
-[ -n "$guest_rel" ] || release_children differential "$0"
+[ -n "${EXTOWN_GUEST_RELEASE:-}" ] || release_children differential "$0"
 exit 0

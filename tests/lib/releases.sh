@@ -36,14 +36,20 @@
 #                           is passed down with "REL." taken out of each
 #                           pattern, so that "privilege.trixie.fallback"
 #                           runs the child's privilege.fallback.* tests
-#   release_guest_helper REL BUILDNAME
-#                           builds mount.ext4 in REL's build tree
-#                           (tools/in-build-root.sh, tools/build-helper.sh:
-#                           that release's compiler and libmount) in
-#                           $top/build/REL/BUILDNAME; prints its path
-#   release_guest_tree REL  the path of REL's build tree
-#                           (tools/build-root.sh), for tools/vm/mkinitramfs.sh
-#                           --root: the guest's mount(8) and libraries
+#   release_guest SRC BUILDNAME HELPERVAR ROOTVAR
+#                           the helper and userspace of a suite's busybox
+#                           guests: without EXTOWN_GUEST_RELEASE, mount.ext4
+#                           built on the host from the checkout SRC in
+#                           $work/BUILDNAME (harness_build_helper) and ROOTVAR
+#                           (an array) empty: the host's tools; with
+#                           EXTOWN_GUEST_RELEASE=REL, mount.ext4 built in
+#                           REL's build tree (tools/in-build-root.sh,
+#                           tools/build-helper.sh: that release's compiler
+#                           and libmount) in $top/build/REL/BUILDNAME and
+#                           ROOTVAR "--root TREE" (REL's build tree,
+#                           tools/build-root.sh) for tools/vm/mkinitramfs.sh:
+#                           the guest's mount(8) and libraries; the helper's
+#                           path into HELPERVAR; harness_fail on failure
 
 releases_table=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/tools/releases
 
@@ -169,16 +175,23 @@ release_children() {
 	done
 }
 
-release_guest_helper() {
-	mkdir -p "$top/build/$1"
-	"$top/tools/in-build-root.sh" "$1" "$top/tools/build-helper.sh" "$top/build/$2" >&2 ||
-		return 1
-	echo "$top/build/$1/$2/mount.ext4"
-}
-
-release_guest_tree() {
-	local tree
-	tree=$("$top/tools/build-root.sh" "$1" | tail -n 1) || return 1
-	[ -x "$tree/usr/bin/mount" ] || return 1
-	echo "$tree"
+release_guest() {
+	local -n _helper=$3 _root=$4
+	local tree rel=${EXTOWN_GUEST_RELEASE:-}
+	_root=()
+	if [ -z "$rel" ]; then
+		# shellcheck disable=SC2154 # $work: set by harness_init
+		harness_build_helper "$1" "$work/$2"
+		_helper=$work/$2/mount.ext4
+		log "helper built from $1 ($(git -C "$1" describe --always --dirty 2>/dev/null || echo '?'))"
+		return 0
+	fi
+	mkdir -p "$top/build/$rel"
+	"$top/tools/in-build-root.sh" "$rel" "$top/tools/build-helper.sh" "$top/build/$2" >&2 ||
+		harness_fail "cannot build mount.ext4 in $rel's build tree"
+	_helper=$top/build/$rel/$2/mount.ext4
+	tree=$("$top/tools/build-root.sh" "$rel" | tail -n 1) || harness_fail "no build tree for $rel"
+	[ -x "$tree/usr/bin/mount" ] || harness_fail "no mount(8) in $rel's build tree $tree"
+	_root=(--root "$tree")
+	log "guests with $rel's userspace ($tree), the helper built there"
 }

@@ -63,19 +63,8 @@ want_run() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf;
 # the guests' userspace: the host's, or with EXTOWN_GUEST_RELEASE that
 # release's build tree and a helper built there
-guest_rel=${EXTOWN_GUEST_RELEASE:-}
-initrd_root=()
-if [ -n "$guest_rel" ]; then
-	helper=$(release_guest_helper "$guest_rel" privilege-helper) ||
-		harness_fail "cannot build mount.ext4 in $guest_rel's build tree"
-	tree=$(release_guest_tree "$guest_rel") || harness_fail "no build tree for $guest_rel"
-	initrd_root=(--root "$tree")
-	log "guests with $guest_rel's userspace ($tree)"
-else
-	harness_build_helper "$src" "$work/build"
-	helper=$work/build/mount.ext4
-	[ "$src" = "$top" ] || log "helper built from $src ($(git -C "$src" rev-parse --short HEAD 2>/dev/null))"
-fi
+helper='' initrd_root=()
+release_guest "$src" privilege-helper helper initrd_root
 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$work/preload.so" \
 	"$top/tests/privilege/preload.c" || harness_fail "cannot build tests/privilege/preload.c"
 gcc -std=gnu11 -Wall -Wextra -Werror -O2 -o "$work/fbtool" "$top/tests/privilege/fbtool.c" ||
@@ -162,5 +151,5 @@ run_fallback() {
 
 want_run patched && run_patched
 want_run fallback && run_fallback
-[ -n "$guest_rel" ] || release_children privilege "$0"
+[ -n "${EXTOWN_GUEST_RELEASE:-}" ] || release_children privilege "$0"
 exit 0
