@@ -131,7 +131,7 @@ libs_of() { # FILE
 	"$ld" --library-path "$dirs" --list "$1" |
 		awk -v t="$tree" '
 			/=> \// { src = $3 }
-			/^[[:space:]]*\/[^ ]*ld-linux[^ ]* \(/ { src = t $1 }
+			/^[[:space:]]*\/[^ ]*ld-linux[^ ]* \(/ { src = index($1, t "/") == 1 ? $1 : t $1 }
 			src != "" {
 				dest = src
 				if (index(dest, t "/") == 1) dest = substr(dest, length(t) + 1)
