@@ -215,18 +215,23 @@ extra_lines() { # VAR A B [SKIP]
 
 # The owners record (guest.sh: "MOUNTPOINT SOURCE UID:GID" per mount),
 # normalised: "MOUNTPOINT UID:GID; ..." sorted; with OWNER the mounts of
-# tagged devices are expected to show OWNER. Empty when FILE is missing
-# (records of a guest from before the owners record).
-norm_owners() { # VAR FILE [OWNER]
+# tagged devices are expected to show OWNER, or TOP where two mounts are
+# stacked on one mount point (root's stat sees the top one). Empty when FILE
+# is missing (records of a guest from before the owners record).
+norm_owners() { # VAR FILE [OWNER [TOP]]
 	local -n _no=$1
-	local owner=${3:--} mp src ids
+	local owner=${3:--} top=${4:-} mp src ids
 	local -a lines=() sorted=()
+	local -A on=()
 	_no=""
 	[ -f "$2" ] || return 0
+	while read -r mp _; do on[$mp]=$((${on[$mp]:-0} + 1)); done <"$2"
 	while read -r mp src ids; do
 		[ -n "$mp" ] || continue
 		if [ "$owner" != - ] && [[ $tagged == *" $src "* ]]; then
 			ids=$owner
+			# two mounts stacked on MP: root's stat sees the top one
+			[ -z "$top" ] || [ "${on[$mp]}" -lt 2 ] || ids=$top
 		fi
 		lines+=("$mp $ids")
 	done <"$2"
@@ -354,6 +359,11 @@ judge() { # GUESTDIR patched|unpatched
 			owner=${owner%%/*}
 			[[ $same != unpatched:* ]] || same=-
 		fi
+		# OWNER+TOP: TOP is the owner seen where two mounts are stacked
+		owner_top=""
+		if [[ $owner == *+* ]]; then
+			owner_top=${owner#*+} owner=${owner%%+*}
+		fi
 		why=()
 		B=$N basis=""
 		read -r rcn <"$N/rc"
@@ -414,7 +424,7 @@ judge() { # GUESTDIR patched|unpatched
 			why+=("mounts differ$basis: expected [$nb], got [$nh]")
 		else
 			# the same mounts: the owner they show (uid= or the idmapping)
-			norm_owners nb "$B/owners" "$owner"
+			norm_owners nb "$B/owners" "$owner" "$owner_top"
 			norm_owners nh "$H/owners"
 			[ ! -f "$B/owners" ] || [ ! -f "$H/owners" ] || [ "$nb" = "$nh" ] ||
 				why+=("owners seen at the mount points differ$basis: expected [$nb], got [$nh]")
