@@ -52,8 +52,10 @@
 #   inject.x_option -o x-extown=1,uid=0         -> refused
 #   inject.newline -o "uid=1000<newline>,uid=0" -> refused
 #   inject.long_options 1000 x "ro," + uid=0    -> refused
-#   inject.user_bob -o user=bob                 -> mounted as alice's: mount(8) passes the helper
-#                                                 exactly the argv of a plain `mount /media/stick`
+#   inject.user_bob -o user=bob                 -> mounted as alice's: mount(8) 2.38 passes the
+#                                                 helper exactly the argv of a plain `mount
+#                                                 /media/stick`; refused with 2.39+, which passes
+#                                                 user=bob on (mount(8) alone refuses it too)
 #   inject.helper_quote_split (same on the helper directly) -> refused
 #   inject.helper_unbalanced_quote -o 'ro,x"y,uid=0' -> refused: an unpaired quote would make
 #                                                 libmount read 'x"y,uid=0' as one option
@@ -291,7 +293,11 @@ attempt inject.quoted_option refused as_alice mount -o '"uid=0"' /media/stick
 attempt inject.x_option refused as_alice mount -o x-extown=1,uid=0 /media/stick
 attempt inject.newline refused as_alice mount -o "uid=1000${nl},uid=0" /media/stick
 attempt inject.long_options refused as_alice mount -o "${long}uid=0" /media/stick
-attempt inject.user_bob own as_alice mount -o user=bob /media/stick
+# util-linux 2.38 passes the helper the argv of a plain mount (alice's);
+# 2.39+ (libmount with "fd-based-mount") passes user=bob on, and mount(8)
+# alone refuses it
+case $(mount -V) in *fd-based-mount*) user_bob=refused ;; *) user_bob=own ;; esac
+attempt inject.user_bob "$user_bob" as_alice mount -o user=bob /media/stick
 attempt inject.helper_quote_split refused as_alice $H /dev/vdb /media/stick -o 'sync=a"b,uid=0,gid=0,sync="c'
 attempt inject.helper_unbalanced_quote refused as_alice $H /dev/vdb /media/stick -o 'ro,x"y,uid=0'
 
