@@ -40,12 +40,13 @@ need_root "loop devices, mounts"
 
 img_dir=$(mktemp -d /var/tmp/extown-libmount.XXXXXX)
 loops=()
+# umount_all TARGET: every mount stacked on TARGET (also from the EXIT trap)
+# shellcheck disable=SC2317 # shellcheck sees only the trap's use
+umount_all() { while mountpoint -q "$1" 2>/dev/null; do umount "$1" || break; done; }
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	local m l
-	for m in /media/stick /media/disk /media/idmap; do
-		while mountpoint -q "$m" 2>/dev/null; do umount "$m" || break; done
-	done
+	for m in /media/stick /media/disk /media/idmap; do umount_all "$m"; done
 	for l in "${loops[@]}"; do losetup -d "$l" 2>/dev/null || true; done
 	rm -rf "$img_dir"
 }

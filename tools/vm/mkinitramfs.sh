@@ -138,7 +138,6 @@ libs_of() { # FILE
 				print src, dest
 				src = ""
 			}'
-	echo "$ld /lib64/ld-linux-x86-64.so.2"
 }
 
 # Copy a file and the shared libraries it needs, keeping their paths.
