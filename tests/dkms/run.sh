@@ -10,9 +10,11 @@
 # limits the run) that has stock kernels (its STOCK column: bookworm 6.1
 # and 6.12, trixie 6.12 and 7.3 of trixie-backports), tests named
 # dkms.RELEASE.NAME. The chroot checks cover every stock kernel; the boots
-# those of the bases whose SUITES in tools/kernel/bases has dkms, or of
-# EXTOWN_KERNEL_BASES (EXTOWN_KERNEL_BASES=7.3: the 7.3 kernel alone boots,
-# and its last boot purges):
+# the release's own kernel (of the bases whose SUITES in tools/kernel/bases
+# has dkms, the release's own: tests/lib/releases.sh release_boot_bases;
+# trixie 6.12, bookworm 6.1), or the kernels of EXTOWN_KERNEL_BASES on
+# every release (EXTOWN_KERNEL_BASES=7.3: the 7.3 kernel alone boots, and
+# its boot purges; "6.1 6.12": both boot on bookworm, the last purges):
 #
 # 1. build: `git archive HEAD`, `dpkg-buildpackage -us -uc -b` with the
 #    release's own toolchain (tests/package/build-debs.sh: an overlay on
@@ -28,8 +30,8 @@
 #    extown-dkms, makes the key), the initramfs holds the module; the build
 #    script refuses a kernel without a series and one whose linux-source is
 #    of another version, with one message, building nothing.
-# 3. patched: the tree as a root disk (mkfs.ext4 -d), booted on each of the
-#    release's kernels and initramfs in turn (tools/vm/boot-stock.sh, TCG;
+# 3. patched: the tree as a root disk (mkfs.ext4 -d), booted on each kernel
+#    chosen above with its initramfs in turn (tools/vm/boot-stock.sh, TCG;
 #    tests named dkms.RELEASE.6_1.*, dkms.RELEASE.6_12.*): / on the patched
 #    module with 0 failed units, the feature file, the module's taint, a
 #    uid= mount of a small ext4 disk (one per kernel); the last boot then
@@ -416,8 +418,8 @@ boots() {
 	for k in "${kernels[@]}"; do
 		b=${base_of[$k]}
 		[ -f "$top/kernel-patches/${b/_/.}/series" ] || continue # no series, no boot
-		if [[ " $(bases_selected dkms) " != *" ${b/_/.} "* ]]; then
-			log "$rel: $k not booted (base ${b/_/.} runs here only when asked: EXTOWN_KERNEL_BASES)"
+		if [[ " $(release_boot_bases "$rel" dkms) " != *" ${b/_/.} "* ]]; then
+			log "$rel: $k not booted (base ${b/_/.} boots on $rel only when asked: EXTOWN_KERNEL_BASES)"
 			continue
 		fi
 		if grep -q "^PASS dkms.$rel.chroot_dkms_installed_$b" "$imgdir/chroot-results"; then

@@ -40,21 +40,24 @@
 # Environment:
 #   EXTOWN_E2E_KERNELS   boots, RELEASE/LABEL each (default, from
 #                        tools/releases and tools/kernel/bases: for each
-#                        release, patched and unpatched of its PATCHED bases
-#                        and stock-BASE of its STOCK bases, e.g.
+#                        release, of the bases it boots (its own, or
+#                        EXTOWN_KERNEL_BASES) patched and unpatched of its
+#                        PATCHED bases and stock-BASE of its STOCK bases:
 #                        "trixie/patched-6.12 trixie/stock-6.12
-#                        bookworm/patched bookworm/stock-6.1 …");
+#                        bookworm/patched bookworm/stock-6.1");
 #                        patched, unpatched: build-kernel.sh on the default
 #                        (first) base; VARIANT-BASE: --base BASE, the guest
 #                        runs the same story and the test names carry BASE;
 #                        stock-BASE: the release's own linux-image package
 #                        with its own initramfs (tools/e2e/mkroot-stock.sh)
 #   EXTOWN_RELEASES      the releases of the default boots (default: all)
-#   EXTOWN_KERNEL_BASES  the bases of the default boots (default: those
-#                        whose SUITES in tools/kernel/bases has e2e: 7.3,
-#                        patched and Debian 13's backports kernel, boots
-#                        only when named here); the rootusb boot needs the
-#                        default base among them
+#   EXTOWN_KERNEL_BASES  the bases of the default boots, on every release
+#                        that has them (default: of those whose SUITES in
+#                        tools/kernel/bases has e2e, each release's own
+#                        base; so 7.3, patched and Debian 13's backports
+#                        kernel, and 6.12 on bookworm boot only when named
+#                        here); the rootusb boot needs the default base
+#                        among them
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image;
 #                        session: alice's autologin on tty2, a session that
@@ -88,14 +91,16 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 . "$top/tests/lib/releases.sh"
 T_LOG=e2e harness_test=e2e
 
-# The boots of the tables: per release, the patched build of its PATCHED
-# bases (the default base without a suffix), its stock kernels, and the
-# unpatched build of a PATCHED base it has no stock kernel of.
+# The boots of the tables: per release, of the bases it boots
+# (release_boot_bases: its own base, or EXTOWN_KERNEL_BASES), the patched
+# build of its PATCHED bases (the default base without a suffix), its stock
+# kernels, and the unpatched build of a PATCHED base it has no stock kernel
+# of.
 default_boots() {
 	local r b d pb sel
 	d=$(base_default)
-	sel=" $(bases_selected e2e) "
 	for r in $(releases_selected); do
+		sel=" $(release_boot_bases "$r" e2e) "
 		pb=$(release_field "$r" patched)
 		[ "$pb" != all ] || pb=$(bases_all)
 		# our unpatched build only where the release has no stock kernel of

@@ -16,6 +16,17 @@
 #                           first non-security URI of the host's apt sources
 #   release_host            the host's own release (VERSION_CODENAME of
 #                           /etc/os-release)
+#   release_boot_bases REL SUITE
+#                           the bases (on one line) whose kernels SUITE
+#                           (e2e, dkms) boots on REL's tree: with
+#                           EXTOWN_KERNEL_BASES those, on every release;
+#                           else, of bases_selected SUITE, REL's own base
+#                           only: the first of its STOCK column, the kernel
+#                           linux-image-amd64 installs. Another release's
+#                           own base (6.12 on bookworm, from
+#                           bookworm-security) boots on its own release's
+#                           tree, and on REL's when asked. Needs
+#                           tests/lib/bases.sh.
 #   releases_in_build_roots the releases_selected other than the host's:
 #                           the ones a suite runs in tools/in-build-root.sh
 #   release_relay REL SUITE FILE [host]
@@ -131,6 +142,19 @@ release_host() {
 		. /etc/os-release
 		echo "${VERSION_CODENAME:-}"
 	)
+}
+
+release_boot_bases() {
+	local b own
+	if [ -n "${EXTOWN_KERNEL_BASES:-}" ]; then
+		bases_selected "$2"
+		return
+	fi
+	own=$(release_field "$1" stock | head -n 1)
+	for b in $(bases_selected "$2"); do
+		[ "$b" != "$own" ] || echo "$b"
+	done | tr '\n' ' '
+	echo
 }
 
 releases_in_build_roots() {
