@@ -2,7 +2,8 @@
 # The kernel tests (K1-K13 of docs/semantics.md, and uid= under an
 # idmapped bind mount) on real kernels, for each base (6.1, 6.12, 7.3): builds
 # the patched, the patched-with-ext4-for-ext2 and the unpatched kernel (those
-# of them the run boots on the base, below), boots each in qemu with copies
+# of them the run boots on the base, below; the patched kernel mounts ext4,
+# ext3, ext2 by fs/ext2 and ext2 by fs/ext4), boots each in qemu with copies
 # of the test images, runs
 # tests/vm/ktests-guest.sh inside, then checks the images on the host
 # with debugfs and e2fsck after the VM has stopped.
@@ -12,9 +13,10 @@
 # EXTOWN_KERNEL_BASES: the bases (default: those of tools/kernel/bases whose
 # SUITES has vm). EXTOWN_VM_VARIANTS: the kernels to boot on each of them,
 # "all" or a list of patched, patched-ext4-for-ext2, unpatched (default: what
-# the base's SUITES says, vm=patched or every variant). So by default the
-# primary series, 7.3, runs every variant and the backports 6.1 and 6.12
-# only `patched` (docs/kernel.md, "What each base runs in CI"); everything:
+# the base's SUITES says, vm=PARTS or every variant). So by default the
+# primary series, 7.3, runs `patched` and `unpatched` and the backports 6.1
+# and 6.12 only `patched` (docs/kernel.md, "What each base runs in CI");
+# everything:
 #   EXTOWN_KERNEL_BASES="6.1 6.12 7.3" EXTOWN_VM_VARIANTS=all tests/run vm
 # The K11 comparison of a base (BASE/patched-vs-unpatched/...) runs only
 # when both its patched and unpatched kernels do.
@@ -173,18 +175,25 @@ check_image() {
 }
 
 # --- the runs ------------------------------------------------------------
+# The patched kernel also mounts an ext2 image as ext4 (label ext2e4, as
+# on patched-ext4-for-ext2): the code of fs/ext4 that serves ext2 in
+# Debian's configuration, on every base and every commit;
+# patched-ext4-for-ext2 adds that configuration itself (the "ext2" type
+# registered by fs/ext4, EXT2_FS off), which no line of the series touches.
 all="override+split_ids+bad_values+quota"
 for b in $bases; do
-	if runs "$b" patched "patched kernel (ext4, ext3, ext2 driver)" && run_vm "$b/patched" patched \
+	if runs "$b" patched "patched kernel (ext4, ext3, ext2 by fs/ext2 and by fs/ext4)" && run_vm "$b/patched" patched \
 		"ext4:ext4:ext4:idmap+$all" \
 		"ext3:ext3:ext3:idmap+$all" \
 		"ext2:ext2:ext2:$all" \
+		"ext2e4:ext2:ext4:$all" \
 		"quota:ext4-quota:ext4:quota_feature" \
 		"plain4:ext4:ext4:plain" \
 		"plain2:ext2:ext2:plain"; then
 		for l in ext4 ext3 ext2; do
 			check_image "$b/patched" "$l" "$l" preserved created
 		done
+		check_image "$b/patched" ext2e4 ext2 preserved created
 		check_image "$b/patched" quota ext4-quota preserved nothing-created
 		check_image "$b/patched" plain4 ext4 changed created
 		check_image "$b/patched" plain2 ext2 changed created
