@@ -82,12 +82,22 @@ feature=/sys/fs/ext4/features/uid_gid_override
 mkdir -p /mnt/t
 stick=/dev/vdc
 
+# stamped START: each line of stdin after the seconds since START (where
+# the time of a step in the guest goes: the DKMS removal, each initramfs)
+stamped() {
+	local l
+	while IFS= read -r l; do
+		printf '%4d s  %s\n' "$((SECONDS - $1))" "$l"
+	done
+}
+
 # purge_dkms: `apt-get purge extown-dkms`: DKMS removes the module of
 # every kernel, each initramfs is rebuilt with the in-tree ext4.ko
 purge_dkms() {
 	local start=$SECONDS left i bad=''
 	say "apt-get purge -y extown-dkms"
-	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown-dkms >"$out/purge-dkms.log" 2>&1; then
+	if DEBIAN_FRONTEND=noninteractive apt-get purge -y extown-dkms 2>&1 |
+		stamped "$start" >"$out/purge-dkms.log"; then
 		pass purge_extown_dkms
 	else
 		fail purge_extown_dkms "apt-get purge -y extown-dkms failed: $(tail -n 3 "$out/purge-dkms.log" | tr '\n' ' ')"
