@@ -118,7 +118,9 @@ release_sources() {
 # with REL's own sources and lists, kept under $EXTOWN_CACHE/apt/REL (the
 # machine's apt sources and lists are never touched); the lists are fetched
 # on first use, again when older than a day or when tools/releases changed
-# the release's suites
+# the release's suites. One command at a time per release (apt/REL.lock):
+# the trees built in the background (tools/build-trees.sh) and a suite may
+# ask at once, and apt's own locks are off for these private directories.
 release_apt() {
 	local rel=$1 cmd=$2 dir want
 	shift 2
@@ -126,14 +128,18 @@ release_apt() {
 	local opts=(-o "Dir::Etc::SourceList=$dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State=$dir/state" -o "Dir::Cache=$dir/cache" -o Debug::NoLocking=1)
 	want=$(release_sources "$rel" "$(release_mirror)") || return 1
-	if [ ! -f "$dir/updated" ] || [ -n "$(find "$dir/updated" -mmin +1440)" ] ||
-		[ "$want" != "$(cat "$dir/sources.list" 2>/dev/null)" ]; then
-		mkdir -p "$dir/state/lists/partial" "$dir/cache/archives/partial"
-		echo "$want" >"$dir/sources.list"
-		apt-get "${opts[@]}" update -q >&2 || return 1
-		touch "$dir/updated"
-	fi
-	"$cmd" "${opts[@]}" "$@"
+	mkdir -p "$dir"
+	(
+		flock 9
+		if [ ! -f "$dir/updated" ] || [ -n "$(find "$dir/updated" -mmin +1440)" ] ||
+			[ "$want" != "$(cat "$dir/sources.list" 2>/dev/null)" ]; then
+			mkdir -p "$dir/state/lists/partial" "$dir/cache/archives/partial"
+			echo "$want" >"$dir/sources.list"
+			apt-get "${opts[@]}" update -q >&2 || exit 1
+			touch "$dir/updated"
+		fi
+		"$cmd" "${opts[@]}" "$@"
+	) 9>"$dir.lock"
 }
 
 release_host() {
