@@ -27,6 +27,16 @@
 #                           bookworm-security) boots on its own release's
 #                           tree, and on REL's when asked. Needs
 #                           tests/lib/bases.sh.
+#   release_tree_bases REL  the bases (on one line) of the Debian kernels
+#                           REL's stock tree installs (tools/e2e/mkroot-stock.sh):
+#                           on the first release of the table every base of
+#                           its STOCK column (a second kernel, not running,
+#                           whose initramfs the guest's purge of extown-dkms
+#                           must rebuild: tests/dkms), on the others REL's
+#                           own base and the STOCK bases release_boot_bases
+#                           names for the e2e or dkms suite (so bookworm's
+#                           tree has 6.12 only in a run that boots it).
+#                           Needs tests/lib/bases.sh.
 #   releases_in_build_roots the releases_selected other than the host's:
 #                           the ones a suite runs in tools/in-build-root.sh
 #   release_relay REL SUITE FILE [host]
@@ -159,6 +169,18 @@ release_boot_bases() {
 	own=$(release_field "$1" stock | head -n 1)
 	for b in $(bases_selected "$2"); do
 		[ "$b" != "$own" ] || echo "$b"
+	done | tr '\n' ' '
+	echo
+}
+
+release_tree_bases() {
+	local b own boot
+	own=$(release_field "$1" stock | head -n 1)
+	boot=" $(release_boot_bases "$1" e2e) $(release_boot_bases "$1" dkms) "
+	for b in $(release_field "$1" stock); do
+		if [ "$1" = "$(release_default)" ] || [ "$b" = "$own" ] || [[ $boot == *" $b "* ]]; then
+			echo "$b"
+		fi
 	done | tr '\n' ' '
 	echo
 }

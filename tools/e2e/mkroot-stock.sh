@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Build (once) a Debian root tree of a release with that release's own stock
 # kernels, and print its path: the tree of tools/e2e/mkroot.sh RELEASE plus,
-# for each base in the STOCK column of tools/releases,
+# for each base of release_tree_bases (tests/lib/releases.sh: on the first
+# release of tools/releases every base of its STOCK column, on the others
+# the release's own base and those EXTOWN_KERNEL_BASES asks to boot there),
 #
 #   the release's linux-image of that base, at the version of its
 #   linux-source-BASE (Debian 12: linux-image-6.1.0-NN-amd64, the ABI that
@@ -9,7 +11,9 @@
 #   bookworm-security; Debian 13: linux-image-6.12.N+deb13-amd64, and
 #   linux-image-7.3.N+deb13-amd64 of trixie-backports, installed with
 #   apt-get -t trixie-backports as its users do)
-#   its linux-headers and linux-source, initramfs-tools (MODULES=most),
+#   its linux-headers and linux-source, initramfs-tools (MODULES=most)
+#   with zstd (its default compressor; without it initramfs-tools falls
+#   back to gzip, about twice the time of each initramfs in a TCG guest),
 #   each kernel's initrd, and dkms, gcc, make, patch, xz-utils (what
 #   extown-dkms needs to build ext4.ko; tests/dkms/run.sh)
 #
@@ -40,6 +44,8 @@ need_root "chroot, mount"
 
 # shellcheck source=tests/lib/releases.sh
 . "$top/tests/lib/releases.sh"
+# shellcheck source=tests/lib/bases.sh
+. "$top/tests/lib/bases.sh"
 [ $# -le 1 ] || usage
 release=${1:-$(release_default)}
 release_field "$release" version >/dev/null ||
@@ -71,7 +77,7 @@ suite_of() {
 		awk -F'|' -v v="$2" '{ gsub(/ /, "", $2) } $2 == v { split($3, w, " "); sub(/\/.*/, "", w[2]); print w[2]; exit }'
 }
 kernels=()
-for b in $(release_field "$release" stock); do
+for b in $(release_tree_bases "$release"); do
 	kv=$(stock_kernel "$b") || die "$release has no linux-image of the version of linux-source-$b"
 	read -r k v <<<"$kv"
 	suite=$(suite_of "$k" "$v")
@@ -84,7 +90,7 @@ done
 # build TREE: the e2e tree, the release's stock kernels with headers and
 # source, dkms and an initramfs for each kernel
 build() {
-	local tmp=$1 line b k v suite list start=$SECONDS pkgs=(initramfs-tools dkms gcc make patch xz-utils) bpo=()
+	local tmp=$1 line b k v suite list start=$SECONDS pkgs=(initramfs-tools zstd dkms gcc make patch xz-utils) bpo=()
 	cp -a "$base/." "$tmp/"
 	rm -f "$tmp/.extown-complete"
 	# Debian's initramfs must find the root disk: virtio-blk, USB storage, SCSI
