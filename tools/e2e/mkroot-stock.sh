@@ -12,8 +12,9 @@
 #   linux-image-7.3.N+deb13-amd64 of trixie-backports, installed with
 #   apt-get -t trixie-backports as its users do)
 #   its linux-headers and linux-source, initramfs-tools (MODULES=most)
-#   with zstd (its default compressor; without it initramfs-tools falls
-#   back to gzip, about twice the time of each initramfs in a TCG guest),
+#   with zstd (its default compressor, recommended by initramfs-tools-core
+#   and so on a Debian installation; without it every initramfs falls back
+#   to gzip),
 #   each kernel's initrd, and dkms, gcc, make, patch, xz-utils (what
 #   extown-dkms needs to build ext4.ko; tests/dkms/run.sh)
 #
