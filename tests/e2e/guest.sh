@@ -76,6 +76,31 @@ opt_in() { # OPT "LINE": OPT is one of the comma-separated options of LINE
 # owners DIR: "uid:gid path" of everything under DIR (as stat sees it)
 owners() { find "$1" -xdev -printf '%U:%G %P\n' | sort -k2; }
 
+# holders DIR: "PID:COMM" of each process with its cwd, root or an open
+# file under DIR
+holders() {
+	local p
+	for p in /proc/[0-9]*; do
+		if find "$p/cwd" "$p/root" "$p/fd" -maxdepth 1 -lname "$1*" 2>/dev/null | grep -q .; then
+			echo -n "${p#/proc/}:$(cat "$p/comm" 2>/dev/null) "
+		fi
+	done
+}
+
+# umount_settled DIR: umount(8) DIR as root, again for up to 5 s while
+# it is busy (a process of alice's desktop session may look into a new
+# mount for a moment); each busy attempt, with the processes holding the
+# mount, goes to $out/seen (printed by the host). Status of the last try.
+umount_settled() {
+	local i err
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		err=$(umount "$1" 2>&1) && return 0
+		echo "SEEN umount $1, attempt $i: $err; held by: $(holders "$1")" >>"$out/seen"
+		sleep 0.5
+	done
+	return 1
+}
+
 # udisks_mount LABEL DEV: udisksctl mount -b DEV as alice; the mount
 # point on stdout. Output of udisksctl in $out/LABEL.udisksctl.
 udisks_mount() {
@@ -505,7 +530,12 @@ helper_tests() {
 		line=$(mount_line "$dev4")
 		check "$t.H3.$k.root_fstab_mount_untouched" "/proc/mounts: $line" \
 			eval '! grep -q uid= <<<"$line"'
-		umount /media/usb-ext4
+		if umount_settled /media/usb-ext4; then
+			pass "$t.H3.$k.root_umounts"
+		else
+			fail "$t.H3.$k.root_umounts" "$(tail -n 1 "$out/seen")"
+			umount -l /media/usb-ext4
+		fi
 	else
 		fail "$t.H3.$k.root_fstab_mount_untouched" "mount /media/usb-ext4 as root failed"
 	fi
