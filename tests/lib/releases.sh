@@ -175,10 +175,15 @@ release_boot_bases() {
 
 release_tree_bases() {
 	local b own boot
+	if [ "$1" = "$(release_default)" ]; then
+		release_field "$1" stock | tr '\n' ' '
+		echo
+		return
+	fi
 	own=$(release_field "$1" stock | head -n 1)
 	boot=" $(release_boot_bases "$1" e2e) $(release_boot_bases "$1" dkms) "
 	for b in $(release_field "$1" stock); do
-		if [ "$1" = "$(release_default)" ] || [ "$b" = "$own" ] || [[ $boot == *" $b "* ]]; then
+		if [ "$b" = "$own" ] || [[ $boot == *" $b "* ]]; then
 			echo "$b"
 		fi
 	done | tr '\n' ' '
