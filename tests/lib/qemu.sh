@@ -46,7 +46,7 @@ usb_plug() {
 #       the root filesystem was mounted (no "EXT4-fs" line before it)
 #   panic_report NAME SERIAL-LOG STOCK
 #       a line for a first boot that panicked and was booted again: "SKIP
-#       NAME: ..." when STOCK is yes (a Debian kernel) and the panic is
+#       T_PREFIX NAME: ..." when STOCK is yes (a Debian kernel) and the panic is
 #       vm_panic_known_tcg's, else "FAIL NAME: ..." (our kernels, or any
 #       other panic); both shown whatever the selection (tests/run counts
 #       a NAME.guest_* line always)
@@ -65,8 +65,8 @@ panic_report() {
 	local name=$1 serial=$2 stock=$3 what
 	what=$(vm_panic "$serial") || what='no Oops line'
 	if [ "$stock" = yes ] && vm_panic_known_tcg "$serial"; then
-		t_line "SKIP $name: Debian's kernel panicked under TCG before mounting / (the known int3 oops in sched_clock_cpu: $what); booted again, first serial log $serial"
+		t_line "SKIP ${T_PREFIX:-}$name: Debian's kernel panicked under TCG before mounting / (the known int3 oops in sched_clock_cpu: $what); booted again, first serial log $serial"
 	else
-		t_line "FAIL $name: the kernel panicked ($what); booted again, first serial log $serial"
+		t_line "FAIL ${T_PREFIX:-}$name: the kernel panicked ($what); booted again, first serial log $serial"
 	fi
 }
