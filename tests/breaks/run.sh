@@ -74,6 +74,13 @@ for e in "${entries[@]}"; do
 		harness_fail "bad entry in $table: $e"
 	fi
 	selected "$id" "$tier" || continue
+	# tests/run breaks:PATTERN: only the entries with a selected test
+	any=no
+	for g in ran $mustfail; do
+		[ "$g" = ran ] || g=caught.$g
+		if t_selected "$id.$g"; then any=yes; fi
+	done
+	[ "$any" = yes ] || continue
 	[ "$filter" != - ] || filter=''
 	read -r -a envv <<<"$envs"
 	log "$id: $envs $script${filter:+ (selected: $filter)}"
