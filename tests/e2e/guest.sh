@@ -625,6 +625,7 @@ main() {
 	[ -z "$dev4" ] || desktop_unmount "$(desk_t ext4).udiskie" "$dev4"
 	[ -z "$dev2" ] || desktop_unmount "$(desk_t ext2).udiskie" "$dev2"
 	guest_break
+	[ -z "$dev4" ] || gio_check ext4 "$dev4"
 	[ -z "$dev2" ] || gio_check ext2 "$dev2"
 	[ -z "$dev4" ] || polkit_refusals "$dev4" "$devv"
 

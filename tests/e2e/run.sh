@@ -68,10 +68,11 @@
 #                        (to show that the tests catch it)
 #   EXTOWN_E2E_SCREENSHOT  yes: the guest images also get Xvfb, PCManFM
 #                        and netpbm (apt in the copy of the tree: needs the
-#                        mirror); in every boot alice's session shows the
+#                        mirror); in every boot alice's session opens the
 #                        stick udiskie mounted in PCManFM (list view, owner
-#                        column) and the picture is kept as
-#                        build/e2e/screenshot-RELEASE-LABEL.png (no test)
+#                        column) and, once its window appeared, the picture
+#                        is kept as build/e2e/screenshot-RELEASE-LABEL.png
+#                        (no test: nothing checks what it shows)
 #   EXTOWN_E2E_ROOTUSB   yes (default): also the rootusb boot (when bookworm
 #                        is among the releases); no: not it; only: the
 #                        rootusb boot alone (no per-kernel VMs)
@@ -582,7 +583,7 @@ run_vm() { # RELEASE/LABEL
 	local own=1234:1234 lp=$p.$kind
 	case $kind in patched) own=1000:1000 lp=$p.U2 ;; esac
 	host_checks "$lp.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" "$own" \
-		/alice-new /alice-dir /alice-fstab /desktop-udiskie
+		/alice-new /alice-dir /alice-fstab /desktop-udiskie /desktop-gio
 	host_checks "$lp.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" "$own" \
 		/alice-new /alice-dir /desktop-udiskie /desktop-gio
 	[ "$kind" != patched ] ||
