@@ -177,7 +177,8 @@ check_base() {
 		fail "$t.series.cover_letter_explains_checkpatch_reports" "${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
 	fi
 
-	# --- W=1 ------------------------------------------------------------------------
+	# --- W=1 (two builds of fs/ext4 and fs/ext2: only when selected) -----------------
+	t_selected "$t.w1.no_new_warnings_fs_ext4_ext2" || return 0
 	w1=()
 	for v in unpatched patched; do
 		f=$("$top/tools/kernel/build-kernel.sh" --base "$base" --w1 "$v" | tail -n 1) ||
