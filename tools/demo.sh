@@ -94,7 +94,8 @@ echo
 echo "== BEFORE: the stick as written elsewhere (debugfs on the image)"
 owners_on_disk "$work/images/ext4.img" / /file /secret /dir
 owner_is "$work/images/ext4.img" /file 1234:1234
-echo "   root mounts it without options in the guest, ls -ln:"
+echo "   root mounts it without options in the guest, ls -ln (after the desktop tests:"
+echo "   desktop-udiskie and desktop-gio are what alice wrote through udiskie and gio):"
 show "$g/ext4.ls-before"
 echo
 echo "== PLUGGED: QMP device_add usb-storage (removable); udev says:"

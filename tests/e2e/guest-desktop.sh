@@ -82,7 +82,12 @@ udiskie_check() {
 		fi
 		check "$t.udiskie_automounts" "mounted on $mnt" eval 'case $mnt in /media/alice/*) true ;; *) false ;; esac'
 		# the mount is udiskie's: its log (--verbose) says it mounted there
-		journalctl -q --no-pager _SYSTEMD_USER_UNIT=extown-udiskie.service >"$out/udiskie.journal" 2>&1
+		# (once udisks answered it, which may be after the mount appeared)
+		for _ in $(seq 60); do
+			journalctl -q --no-pager _SYSTEMD_USER_UNIT=extown-udiskie.service >"$out/udiskie.journal" 2>&1
+			! grep -qE "mounted .* on $mnt\$" "$out/udiskie.journal" || break
+			sleep 0.5
+		done
 		check "$t.udiskie_says_it_mounted" "udiskie's log has no 'mounted ... on $mnt': $(grep -i mount "$out/udiskie.journal" | tail -n 2 | tr '\n' ' ')" \
 			grep -qE "mounted .* on $mnt\$" "$out/udiskie.journal"
 		owner_seen "$t.udiskie" "$dev" "$mnt"
