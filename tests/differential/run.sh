@@ -291,7 +291,11 @@ summary() { # VAR DIR
 # helper's second mount, with another owner, was refused by the kernel (exit
 # 32, EBUSY: K13, "already mounted"): DIR gets N's records without that
 # second mount (the top one: the last mount and owner lines, the first
-# umount), exit 32 - what mount(2) gives, and so mount(8) 2.38. Status 1
+# umount), exit 32 - what mount(2) gives, and so mount(8) 2.38. Only when
+# the records show that refusal: the helper's message is the kernel's
+# EBUSY ("already mounted", "busy"), and its mounts are mount(8) alone's
+# (mount point and source) without the top one; a helper that exited 32
+# for another reason is judged against mount(8) alone as it is. Status 1
 # (DIR untouched) when the records are not that.
 k13_basis() {
 	local n=$1 h=$2 d=$3 rcn rch lines
@@ -299,6 +303,9 @@ k13_basis() {
 	read -r rch <"$h/rc"
 	lines=$(grep -c . "$n/mounts" 2>/dev/null || true)
 	[ "$rcn" = 0 ] && [ "$rch" = 32 ] && [ "${lines:-0}" -ge 2 ] || return 1
+	grep -qiE 'already mounted|busy' "$h/msg" 2>/dev/null || return 1
+	[ "$(head -n -1 "$n/mounts" | awk '{ print $1, $3 }')" = "$(awk '{ print $1, $3 }' "$h/mounts")" ] ||
+		return 1
 	rm -rf "$d"
 	mkdir -p "$d"
 	cp -r "$n"/. "$d"/

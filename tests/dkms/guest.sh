@@ -38,18 +38,33 @@ say() { echo "extown-dkms-test: $phase: $*" >/dev/console 2>/dev/null || true; }
 T_RESULTS=$results T_PREFIX=dkms.$phase. T_SAY=say
 # shellcheck source=tests/lib/results.sh
 . /usr/local/lib/extown-dkms-test/results.sh
+# finish, on any exit: rc is 0 only when the script reached one of its
+# ends (end_ok), else the status it died with (an abort under set -u, say:
+# never 0), so that the host fails dkms.REL.B.PHASE.guest_finished for the
+# checks it never reached
 # shellcheck disable=SC2317 # the EXIT trap runs it
 finish() {
+	local rc=$?
+	trap - EXIT
+	if [ "$ended" != yes ]; then
+		[ "$rc" -ne 0 ] || rc=1
+		echo "guest.sh: stopped before its end (status $rc)"
+	fi
 	journalctl -b --no-pager >"$out/journal" 2>&1
 	dmesg >"$out/dmesg" 2>&1
-	echo 0 >"$out/rc"
+	echo "$rc" >"$out/rc"
 	touch /results/DONE
 	/usr/local/bin/extown-write-results /results
 	sync
 	echo o >/proc/sysrq-trigger
 	sleep 60
 }
+ended=no
 trap finish EXIT
+end_ok() {
+	ended=yes
+	exit 0
+}
 
 kver=$(uname -r)
 echo "$kver" >"$out/uname"
@@ -65,7 +80,16 @@ check booted_0_failed_units "system state '$state', failed units: ${failed:-none
 	test "$state" = running -a -z "$failed"
 rootfs=$(findmnt -n -o FSTYPE /)
 check root_is_ext4 "/ is '$rootfs'" test "$rootfs" = ext4
-[ "$phase" = boot ] && exit 0
+[ "$phase" != boot ] || end_ok
+# broken on purpose (tests/dkms/run.sh EXTOWN_DKMS_BREAK=abort): the
+# script dies here, the checks below are never made
+case " $(</proc/cmdline) " in
+*" extown.break=abort "*)
+	echo "BROKEN ON PURPOSE: an unset variable under set -u"
+	# shellcheck disable=SC2154 # unset on purpose
+	: "$extown_unset_on_purpose"
+	;;
+esac
 
 version=$(cat /sys/module/ext4/version 2>/dev/null)
 # the module's taint flags (O: built outside the kernel tree, E: its
@@ -214,4 +238,4 @@ install)
 	;;
 *) fail phase "unknown phase '$phase'" ;;
 esac
-exit 0
+end_ok

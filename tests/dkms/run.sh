@@ -43,8 +43,11 @@
 #    no feature file, the helper's idmapped fallback; the last boot runs
 #    `apt-get purge extown`: no helper, no rules, a plain mount as before.
 #
-# stdout: one "PASS dkms.RELEASE.NAME" / "FAIL dkms.RELEASE.NAME: why" line
-# per check, nothing else; progress on stderr; logs in build/dkms/RELEASE/,
+# stdout: one "PASS dkms.RELEASE.NAME" / "FAIL dkms.RELEASE.NAME: why" /
+# "SKIP dkms.RELEASE.NAME: why" line per check, nothing else (what a
+# cached artefact stands for is a SKIP: "build" when the .debs were not
+# built again, the chroot checks when the image was not installed again;
+# a FAIL recorded with the image stays a FAIL); progress on stderr; logs in build/dkms/RELEASE/,
 # timings in build/dkms/timings. Exit status 0 unless the harness itself
 # broke ("FAIL dkms.harness: why", exit 1). Needs root (chroot, mount), the
 # network the first time (the trees).
@@ -60,7 +63,10 @@
 # update-initramfs after DKMS; no MODULE_VERSION; after a removal only the
 # initramfs of the running kernel rebuilt; extown-dkms without its
 # dependency on openssl, which the tree lacks: DKMS signs nothing), to show
-# which checks catch it. EXTOWN_DKMS_TIMEOUT: the
+# which checks catch it; EXTOWN_DKMS_BREAK=abort leaves the packages as
+# they are and makes the guest script die half-way in its first patched
+# boot (an unset variable under set -u, after the boot checks), to show
+# that the checks it never reached fail. EXTOWN_DKMS_TIMEOUT: the
 # timeout of one boot in seconds (default 1500). EXTOWN_DKMS_BOOT=no: the
 # build and chroot checks only, no boot.
 set -euo pipefail
@@ -80,11 +86,16 @@ rm -rf "${logs_top:?}"/*
 . "$top/tests/lib/releases.sh"
 # shellcheck source=tests/lib/bases.sh
 . "$top/tests/lib/bases.sh"
+# shellcheck source=tests/lib/qemu.sh
+. "$top/tests/lib/qemu.sh"
 T_LOG=dkms harness_test=dkms
 
 need_root "chroot, mount"
 break_what=${EXTOWN_DKMS_BREAK:-}
-case $break_what in '' | initramfs | version | purge-running | unsigned) ;; *) harness_fail "EXTOWN_DKMS_BREAK must be initramfs, version, purge-running or unsigned" ;; esac
+case $break_what in '' | initramfs | version | purge-running | unsigned | abort) ;; *) harness_fail "EXTOWN_DKMS_BREAK must be initramfs, version, purge-running, unsigned or abort" ;; esac
+# what the packages and the image are built with (abort breaks the guest)
+pkg_break=$break_what
+[ "$break_what" != abort ] || pkg_break=
 vm_timeout=${EXTOWN_DKMS_TIMEOUT:-1500}
 "$top/tools/install-deps-packaging.sh" >&2 || harness_fail "tools/install-deps-packaging.sh failed"
 "$top/tools/install-deps.sh" >&2 || harness_fail "tools/install-deps.sh failed"
@@ -126,7 +137,7 @@ prune_cache() {
 	for old in "$cache/$1"-*; do
 		kind=good
 		case $old in *-broken-*) kind=${old##*-broken-} ;; esac
-		if [ "$old" != "${2:-}" ] && [ "$kind" = "${break_what:-good}" ]; then rm -rf "$old"; fi
+		if [ "$old" != "${2:-}" ] && [ "$kind" = "${pkg_break:-good}" ]; then rm -rf "$old"; fi
 	done
 }
 timing() { echo "$1 $2" >>"$logs_top/timings"; log "$1: $2 s"; }
@@ -149,16 +160,16 @@ want=$(cd "$top" && autoconf --trace='AC_INIT:$2' configure.ac | head -n 1)
 # ---- 1. the two packages, built on the release ----------------------------------
 build_debs() {
 	local src start rc=0
-	debdir=$cache/debs-$rel-$tree_id${break_what:+-broken-$break_what}
+	debdir=$cache/debs-$rel-$tree_id${pkg_break:+-broken-$pkg_break}
 	if [ -n "$(find "$debdir" -maxdepth 1 -name 'extown-dkms_*_all.deb' 2>/dev/null)" ]; then
 		log "$rel: cached .debs of tree $tree_id: $debdir"
-		pass build
+		skip build "not built again: the .debs of this tree ($tree_id) are cached in $debdir"
 		return 0
 	fi
 	src=$wrel/src/extown
 	mkdir -p "$src"
 	git -C "$top" archive --format=tar HEAD | tar -x -C "$src" || harness_fail "git archive HEAD failed"
-	case $break_what in
+	case $pkg_break in
 	initramfs)
 		log "BROKEN ON PURPOSE: no POST_INSTALL/POST_REMOVE (no update-initramfs)"
 		sed -i '/^POST_\(INSTALL\|REMOVE\)=/d' "$src/dkms/dkms.conf"
@@ -393,24 +404,33 @@ owner() { local o; o=$(ondisk_owner "$1" "$2"); echo "${o/ /:}"; }
 # boot B PHASE[,purge]: boot the root disk on B's kernel (B: 6_1, 6_12)
 # with B's small disk; print the guest's lines, named dkms.REL.B.PHASE.NAME
 boot() {
-	local b=$1 phase=${2%,purge} d=$wrel/vm-$1-${2%,purge} rc=0 start=$SECONDS
-	"$top/tools/vm/boot-stock.sh" --out "$d" --args "$2" "${b/_/.}" "$wrel/root.img" \
+	local b=$1 phase=${2%,purge} d=$wrel/vm-$1-${2%,purge} rc=0 start=$SECONDS grc append=()
+	# broken on purpose: the first patched boot's guest dies half-way
+	if [ "$break_what" = abort ] && [ "$phase" = patched ] && [ "$b" = "${bases[0]}" ]; then
+		log "BROKEN ON PURPOSE: extown.break=abort on the $b patched boot's command line"
+		append=(--append extown.break=abort)
+	fi
+	"$top/tools/vm/boot-stock.sh" --out "$d" "${append[@]}" --args "$2" "${b/_/.}" "$wrel/root.img" \
 		"$wrel/stick-$b.img" "$vm_timeout" >"$logs/boot-$b-$phase.out" 2>"$logs/boot-$b-$phase.err" || rc=$?
 	timing "$rel boot $b $2 (run-vm total)" $((SECONDS - start))
 	cp -r "$d" "$logs/vm-$b-$phase" 2>/dev/null || true
+	# a first boot that panicked and was booted again (boot-stock.sh)
+	[ ! -f "$d/serial-panic.log" ] ||
+		panic_report "$b.$phase.guest_first_boot" "$logs/vm-$b-$phase/serial-panic.log" yes
 	if [ ! -s "$d/guest/dkms/results" ]; then
 		fail_always "$b.$phase.guest_ran" "no results (boot-stock status $rc); serial log ends: $(tail -n 5 "$d/serial.log" 2>/dev/null | tr '\n' ' ')"
 		return 1
 	fi
-	sed "s/^\(PASS\|FAIL\) dkms\./\1 dkms.$rel.$b./" "$d/guest/dkms/results" >"$d/results.named"
+	sed "s/^\(PASS\|FAIL\|SKIP\) dkms\./\1 dkms.$rel.$b./" "$d/guest/dkms/results" >"$d/results.named"
 	T_PREFIX='' t_relay "$d/results.named"
 	for f in uptime-booted timings; do
 		[ ! -f "$d/guest/dkms/$f" ] || sed "s/^/guest $rel $b $phase $f: /" "$d/guest/dkms/$f" >>"$logs_top/timings"
 	done
-	if [ "$rc" -eq 0 ]; then
+	grc=$(cat "$d/guest/dkms/rc" 2>/dev/null) || grc=none
+	if [ "$rc" -eq 0 ] && [ "$grc" = 0 ]; then
 		pass "$b.$phase.guest_finished"
 	else
-		fail_always "$b.$phase.guest_finished" "boot-stock status $rc (see $logs/boot-$b-$phase.err)"
+		fail_always "$b.$phase.guest_finished" "boot-stock status $rc, guest script status $grc: the checks after its last result were not made (see $logs/vm-$b-$phase/guest/dkms/log, $logs/boot-$b-$phase.err)"
 	fi
 }
 
@@ -502,13 +522,19 @@ dkms_release() {
 	img_key=$( (sha256sum "$deb" "$ddeb" "$top/tests/dkms/guest.sh" "$top/tests/dkms/extown-dkms-test.service" \
 		"$top/tools/vm/guest-write-results.sh" "$top/tests/lib/results.sh" "${BASH_SOURCE[0]}" | cut -d' ' -f1
 		echo "$tree") | sha256sum | cut -c1-16)
-	imgdir=$cache/img-$rel-$img_key${break_what:+-broken-$break_what}
+	imgdir=$cache/img-$rel-$img_key${pkg_break:+-broken-$pkg_break}
 	if [ -f "$imgdir/complete" ]; then
-		log "$rel: cached installed root image $imgdir (the chroot checks below are its recorded results)"
+		# not run again: a recorded PASS is reported as a SKIP, a recorded
+		# FAIL (the same inputs, so still true) as a FAIL
+		log "$rel: cached installed root image $imgdir (the chroot checks were not run again)"
+		sed -e "s|^PASS \\([^ ]*\\)\$|SKIP \\1: not run again: the root image installed with these .debs is cached ($imgdir)|" \
+			-e "s|^FAIL \\([^:]*\\): |FAIL \\1: recorded when the cached image $imgdir was installed: |" \
+			"$imgdir/chroot-results" >"$wrel/chroot-results.cached"
+		t_relay "$wrel/chroot-results.cached"
 	else
 		chroot_install
+		t_relay "$imgdir/chroot-results"
 	fi
-	t_relay "$imgdir/chroot-results"
 	if [ "${EXTOWN_DKMS_BOOT:-yes}" = no ]; then
 		log "EXTOWN_DKMS_BOOT=no: no boot"
 	else

@@ -7,14 +7,20 @@
 #
 #   pass NAME · fail NAME WHY · skip NAME WHY
 #   check NAME WHY-IF-FAILED CMD...   pass when CMD succeeds
-#   note TEXT                         a progress line in the log
+#   note TEXT                         a progress line in the log, and on
+#                                     the serial console as
+#                                     "EXTOWN-E2E-NOTE TEXT" (the host
+#                                     shows it as a step while the VM runs)
 #   wait_dev UUID                     the device node once udev has
 #                                     processed it (bounded: 2 min)
 
 T_RESULTS=$results T_ECHO=1
 # shellcheck source=tests/lib/results.sh
 . /usr/local/lib/extown-e2e/results.sh
-note() { echo "== $*"; }
+note() {
+	echo "== $*"
+	echo "EXTOWN-E2E-NOTE $*" >/dev/ttyS0 2>/dev/null || true
+}
 wait_dev() {
 	for _ in $(seq 240); do
 		if [ -e "/dev/disk/by-uuid/$1" ]; then

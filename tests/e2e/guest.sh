@@ -178,6 +178,7 @@ story() {
 		pass "$t.udisks_refuses_uid_0"
 	fi
 
+	note "alice: udisksctl mount -b $dev"
 	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
 		fail "$t.udisksctl_mount_by_alice" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
 		for n in udisksctl_mount_shows_uid_1000 ls_shows_uid_1000 alice_reads_0600_file \
@@ -305,6 +306,7 @@ fallback_story() {
 		test ! -e /sys/fs/ext4/features/uid_gid_override
 	check "$t.udisks_options_from_udev" "$key='$(prop "$dev" "$key")'" \
 		test "$(prop "$dev" "$key")" = 'errors=remount-ro,uid=$UID,gid=$GID'
+	note "alice: udisksctl mount -b $dev"
 	if ! mnt=$(udisks_mount "$fs" "$dev") || [ -z "$mnt" ]; then
 		fail "$t.udisksctl_mount_by_alice" "$(tr '\n' ' ' <"$out/$fs.udisksctl")"
 		return 0
@@ -578,6 +580,25 @@ helper_tests() {
 	: >/etc/fstab
 }
 
+# guest_break: broken on purpose half-way (tests/e2e/run.sh
+# EXTOWN_E2E_BREAK=abort or poweroff puts extown.break= on the command
+# line): the script dies under set -u, or the VM powers off with no results
+guest_break() {
+	case " $(</proc/cmdline) " in
+	*" extown.break=abort "*)
+		echo "BROKEN ON PURPOSE: an unset variable under set -u"
+		# shellcheck disable=SC2154 # unset on purpose
+		: "$extown_unset_on_purpose"
+		;;
+	*" extown.break=poweroff "*)
+		echo "BROKEN ON PURPOSE: power off before the results are written"
+		sync
+		echo o >/proc/sysrq-trigger
+		sleep 60
+		;;
+	esac
+}
+
 main() {
 	local dev4 dev2 devv
 	note "kernel $kernel: $(uname -r)"
@@ -599,9 +620,12 @@ main() {
 	cat "$out/lsblk"
 	# the desktop: udiskie automounted the sticks; after it, GVfs; what the
 	# stock policy refuses
+	note "desktop: udiskie's automount, gio mount, what polkit refuses"
 	udiskie_check ${dev4:+ext4 "$dev4"} ${dev2:+ext2 "$dev2"}
 	[ -z "$dev4" ] || desktop_unmount "$(desk_t ext4).udiskie" "$dev4"
 	[ -z "$dev2" ] || desktop_unmount "$(desk_t ext2).udiskie" "$dev2"
+	guest_break
+	[ -z "$dev4" ] || gio_check ext4 "$dev4"
 	[ -z "$dev2" ] || gio_check ext2 "$dev2"
 	[ -z "$dev4" ] || polkit_refusals "$dev4" "$devv"
 
@@ -648,10 +672,27 @@ main() {
 	journalctl -b --no-pager -p warning >"$out/warnings.journal" 2>&1
 }
 
+# guest_end, on any exit: rc is 0 when main ran to its end (its checks
+# say the rest), else the status the script died with (an abort under
+# set -u, say: never 0), so that the host reports the tests it did not
+# reach as e2e.KERNEL.guest_finished; then the results go to the host and
+# the guest powers off.
+# shellcheck disable=SC2317 # the EXIT trap runs it
+guest_end() {
+	local rc=$?
+	trap - EXIT
+	if [ "$main_done" != yes ]; then
+		[ "$rc" -ne 0 ] || rc=1
+		echo "guest.sh: stopped before the end of main (status $rc)"
+	fi
+	echo "$rc" >"$out/rc"
+	touch /results/DONE
+	dmesg >/results/dmesg 2>&1
+	extown-write-results /results /dev/vda
+	sync
+	echo o >/proc/sysrq-trigger
+}
+main_done=no
+trap guest_end EXIT
 main
-echo $? >"$out/rc"
-touch /results/DONE
-dmesg >/results/dmesg 2>&1
-extown-write-results /results /dev/vda
-sync
-echo o >/proc/sysrq-trigger
+main_done=yes

@@ -61,14 +61,18 @@
 #   EXTOWN_E2E_BREAK     udev | udisks: leave 61-extown.rules or
 #                        69-extown-udisks.rules out of the guest image;
 #                        session: alice's autologin on tty2, a session that
-#                        is not the active one of seat0 (to show that the
-#                        tests catch it)
+#                        is not the active one of seat0; abort: the guest
+#                        script dies half-way (an unset variable under
+#                        set -u, after the udiskie tests); poweroff: the
+#                        guest powers off half-way, its results unwritten
+#                        (to show that the tests catch it)
 #   EXTOWN_E2E_SCREENSHOT  yes: the guest images also get Xvfb, PCManFM
 #                        and netpbm (apt in the copy of the tree: needs the
-#                        mirror); in every boot alice's session shows the
+#                        mirror); in every boot alice's session opens the
 #                        stick udiskie mounted in PCManFM (list view, owner
-#                        column) and the picture is kept as
-#                        build/e2e/screenshot-RELEASE-LABEL.png (no test)
+#                        column) and, once its window appeared, the picture
+#                        is kept as build/e2e/screenshot-RELEASE-LABEL.png
+#                        (no test: nothing checks what it shows)
 #   EXTOWN_E2E_ROOTUSB   yes (default): also the rootusb boot (when bookworm
 #                        is among the releases); no: not it; only: the
 #                        rootusb boot alone (no per-kernel VMs)
@@ -90,6 +94,9 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 # shellcheck source=tests/lib/releases.sh
 . "$top/tests/lib/releases.sh"
 T_LOG=e2e harness_test=e2e
+# step WHAT: a line "e2e: == WHAT" on stderr as a step starts (tools/demo.sh
+# shows these with the time each took)
+step() { log "== $*"; }
 
 # The boots of the tables: per release, of the bases it boots
 # (release_boot_bases: its own base, or EXTOWN_KERNEL_BASES), the patched
@@ -147,7 +154,13 @@ boot_wanted() {
 
 kernels=${EXTOWN_E2E_KERNELS:-$(default_boots | tr '\n' ' ')}
 break_what=${EXTOWN_E2E_BREAK:-}
-case $break_what in '' | udev | udisks | session) ;; *) harness_fail "EXTOWN_E2E_BREAK must be udev, udisks or session" ;; esac
+case $break_what in
+'' | udev | udisks | session) ;;
+abort | poweroff) log "BROKEN ON PURPOSE: extown.break=$break_what on the guests' command line" ;;
+*) harness_fail "EXTOWN_E2E_BREAK must be udev, udisks, session, abort or poweroff" ;;
+esac
+guest_append=''
+case $break_what in abort | poweroff) guest_append=" extown.break=$break_what" ;; esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
 screenshot=${EXTOWN_E2E_SCREENSHOT:-no}
 case $screenshot in yes | no) ;; *) harness_fail "EXTOWN_E2E_SCREENSHOT must be yes or no" ;; esac
@@ -200,6 +213,7 @@ for k in $(tr ' ' '\n' <<<"$build_kernels" | sort -u); do
 	# label -> build: patched-6.12 is build-kernel.sh --base 6.12 patched
 	read -r v b _ <<<"$(kernel_of "$(release_default)/$k")"
 	kargs=(--base "$b" "$v")
+	step "kernel $k: tools/kernel/build-kernel.sh ${kargs[*]} (from the cache once built)"
 	kernel[$k]=$("$top/tools/kernel/build-kernel.sh" "${kargs[@]}" | tail -n 1) ||
 		harness_fail "tools/kernel/build-kernel.sh ${kargs[*]} failed"
 	[ -f "${kernel[$k]}" ] || harness_fail "build-kernel.sh $k gave no bzImage"
@@ -208,6 +222,7 @@ done
 
 # --- the project, installed into a copy of a tree ------------------------
 build=$top/build/e2e
+step "project: tools/build-helper.sh $build"
 "$top/tools/build-helper.sh" "$build" >/dev/null || harness_fail "building the project failed (see $build/build.log)"
 
 # screenshot_tools ROOT: Xvfb, PCManFM (GTK 3, the file manager of LXDE)
@@ -283,9 +298,11 @@ install_project() {
 # initrd_of[...]: copied out of that tree.
 declare -A tree_of
 for r in $releases; do
+	step "tree $r: tools/e2e/mkroot.sh $r (from the cache once built)"
 	tree_of[$r]=$("$top/tools/e2e/mkroot.sh" "$r" | tail -n 1) || harness_fail "tools/e2e/mkroot.sh $r failed"
 	log "$r root tree ${tree_of[$r]} ($((SECONDS - t0)) s so far)"
 	[[ " $stock_kernels " == *" $r/"* ]] || continue
+	step "stock tree $r: tools/e2e/mkroot-stock.sh $r (from the cache once built)"
 	stree=$("$top/tools/e2e/mkroot-stock.sh" "$r" | tail -n 1) || harness_fail "tools/e2e/mkroot-stock.sh $r failed"
 	[ -f "$stree/boot/extown-stock-kernels" ] || harness_fail "$stree has no /boot/extown-stock-kernels"
 	for k in $stock_kernels; do
@@ -310,6 +327,7 @@ for r in $releases; do
 done
 
 for r in $releases; do
+	step "guest image $r: the project installed into a copy of the tree, mkfs.ext4 -d"
 	root=$work/root-$r
 	install_project "${tree_of[$r]}" "$root"
 	size=$(($(du -sm "$root" | cut -f1) + 1024))
@@ -357,6 +375,7 @@ rm -rf "$root"
 log "guest image ready ($((SECONDS - t0)) s so far)"
 
 # --- stick images ---------------------------------------------------------
+step "sticks: tools/vm/mkimages.sh"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
 # owners other than the stick's: /other of 4321:4321 and /rootfile of 0:0
 # (the fallback must leave them as they are), and /ownfile of alice's own
@@ -470,18 +489,38 @@ host_checks() { # LABEL STICK-IMG PRISTINE-FS-IMG NEW-OWNER NEW-PATHS...
 	rm -f "$fsimg"
 }
 
+# vm_notes SERIAL-LOG N NAME: a step line for each of the guest's progress
+# notes (EXTOWN-E2E-NOTE, guest-lib.sh) in the complete lines of
+# SERIAL-LOG after the first N; the new N on stdout
+vm_notes() {
+	local f=$1 n=$2 name=$3 total line
+	if [ ! -f "$f" ]; then
+		echo "$n"
+		return 0
+	fi
+	total=$(wc -l <"$f")
+	while IFS= read -r line; do
+		step "guest $name: $line"
+	done < <(head -n "$total" "$f" | tail -n "+$((n + 1))" | tr -d '\r' | sed -n 's/.*EXTOWN-E2E-NOTE //p')
+	echo "$total"
+}
+
 # The guest says on its serial line (DIR/vm/serial.log) when udisksd is up;
-# then plug. Sets plugged=yes, or plugged=no when the VM (PID) ended first.
-plug_when_ready() { # PID DIR SOCK
-	local pid=$1 d=$2 sock=$3
+# then plug. Its notes become step lines while the VM (PID) runs. Sets
+# plugged=yes, or plugged=no when the VM ended first.
+follow_vm() { # PID DIR SOCK NAME
+	local pid=$1 d=$2 sock=$3 name=$4 seen=0 alive=yes
 	plugged=no
-	while kill -0 "$pid" 2>/dev/null; do
-		if grep -q EXTOWN-E2E-PLUG "$d/vm/serial.log" 2>/dev/null; then
+	while [ "$alive" = yes ]; do
+		kill -0 "$pid" 2>/dev/null || alive=no
+		seen=$(vm_notes "$d/vm/serial.log" "$seen" "$name")
+		if [ "$alive" = yes ] && [ "$plugged" = no ] &&
+			grep -aq EXTOWN-E2E-PLUG "$d/vm/serial.log" 2>/dev/null; then
+			step "plug $name: QMP device_add usb-storage (removable) of the ext4 and the ext2 stick"
 			plug_sticks "$d" "$sock"
 			plugged=yes
-			return 0
 		fi
-		sleep 1
+		[ "$alive" = no ] || sleep 1
 	done
 }
 
@@ -502,22 +541,27 @@ run_vm() { # RELEASE/LABEL
 	fi
 	g=$d/vm/guest/e2e
 	# A kernel that panics before the guest ran and before anything was
-	# plugged is booted once more (seen once: Debian's 6.12 under TCG, an
-	# int3 oops while patching text on the second CPU); its serial log is
-	# kept as serial-panic.log. A second panic stands.
-	local attempt
+	# plugged is booted once more (seen: Debian's 6.12 under TCG, an int3
+	# oops while patching text on the second CPU), so that its tests still
+	# run; its serial log is kept as serial-panic.log and the first boot is
+	# reported (panic_report: FAIL on our kernels, SKIP for that known
+	# fault of a Debian kernel). A second panic stands.
+	local attempt stock=no
+	case $k in stock-*) stock=yes ;; esac
 	for attempt in 1 2; do
 		rc=0
+		step "boot $rk: tools/vm/run-vm.sh (qemu, TCG), ${kimg##*/}, $(basename "$img"), ${mem} MiB"
 		"$top/tools/vm/run-vm.sh" --out "$d/vm" --qmp "$sock" --args "$kind" --memory "$mem" \
-			--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0" \
+			--append "root=/dev/vdb rootfstype=ext4 rw systemd.show_status=0$guest_append" \
 			"$kimg" "$initrd" "$img:snapshot" "$d/virtio-ext4.img" 900 >"$d/run-vm.out" &
 		pid=$!
-		plug_when_ready "$pid" "$d" "$sock"
+		follow_vm "$pid" "$d" "$sock" "$rk"
 		wait "$pid" || rc=$?
 		if [ "$attempt" = 1 ] && [ "$plugged" = no ] && [ ! -s "$g/results" ] &&
-			grep -q 'Kernel panic' "$d/vm/serial.log" 2>/dev/null; then
-			log "$rk: the kernel panicked before the guest ran; booting it again"
+			grep -aq 'Kernel panic' "$d/vm/serial.log" 2>/dev/null; then
+			log "$rk: the kernel panicked before the guest ran ($(vm_panic "$d/vm/serial.log")); booting it again"
 			mv "$d/vm/serial.log" "$d/serial-panic.log"
+			panic_report "$p.$kind.guest_first_boot" "$d/serial-panic.log" "$stock"
 			rm -rf "$d/vm"
 			continue
 		fi
@@ -530,6 +574,7 @@ run_vm() { # RELEASE/LABEL
 	sed "s/^\(PASS\|FAIL\|SKIP\) e2e\./\1 $p./" "$d/results.out" >"$d/results.named"
 	t_relay "$d/results.named"
 	[ "$grc" -eq 0 ] || return 0
+	step "host checks $rk: debugfs and e2fsck -fn on the sticks"
 	[ ! -f "$g/seen" ] || sed "s|^|e2e: $rk guest saw: |" "$g/seen" >&2
 	if [ -f "$g/screenshot.png" ]; then
 		cp "$g/screenshot.png" "$build/screenshot-$r-$k.png"
@@ -538,7 +583,7 @@ run_vm() { # RELEASE/LABEL
 	local own=1234:1234 lp=$p.$kind
 	case $kind in patched) own=1000:1000 lp=$p.U2 ;; esac
 	host_checks "$lp.ext4" "$d/stick-ext4.img" "$work/images/ext4.img" "$own" \
-		/alice-new /alice-dir /alice-fstab /desktop-udiskie
+		/alice-new /alice-dir /alice-fstab /desktop-udiskie /desktop-gio
 	host_checks "$lp.ext2" "$d/stick-ext2.img" "$work/images/ext2.img" "$own" \
 		/alice-new /alice-dir /desktop-udiskie /desktop-gio
 	[ "$kind" != patched ] ||
@@ -551,12 +596,13 @@ run_rootusb() {
 	make_sticks "$d"
 	sock=$d/qmp.sock
 	s=$SECONDS
+	step "boot rootusb: tools/vm/run-vm.sh (qemu, TCG), / on a USB disk"
 	"$top/tools/vm/run-vm.sh" --out "$d/vm" --qmp "$sock" --args rootusb \
 		--usb-disk "$work/rootusb.img:snapshot" \
 		--append "root=PARTUUID=6a6b0e01-01 rootwait rootfstype=ext4 ro systemd.show_status=0" \
 		"${kernel[patched]}" none 600 >"$d/run-vm.out" &
 	pid=$!
-	plug_when_ready "$pid" "$d" "$sock"
+	follow_vm "$pid" "$d" "$sock" rootusb
 	wait "$pid" || rc=$?
 	log "rootusb VM: run-vm status $rc after $((SECONDS - s)) s (boot to power-off $(cat "$d/vm/boot-seconds" 2>/dev/null) s)"
 	g=$d/vm/guest/rootusb

@@ -26,8 +26,18 @@
 # Seed corpus: tests/fuzz/corpus/TARGET/ (committed, small). Inputs found
 # during the run go to build/fuzz/corpus/TARGET/ (kept between runs, not
 # committed); a crash leaves build/fuzz/artifacts/TARGET-crash-*.
+# Known reproducers: tests/fuzz/known/TARGET-NAME, inputs that once found a
+# bug, each replayed on its own (fuzz.TARGET.known.TARGET-NAME).
+#
+# EXTOWN_FUZZ_BREAK=append-check builds the targets from a copy of
+# mount-helper/ in which opts_append() no longer reads back what it
+# appended (the defence against options that swallow what is appended: an
+# unpaired '"', a trailing backslash for libmount 2.40+), replays the seeds
+# and the known reproducers only (no timed run), and so shows that each
+# reproducer catches that bug (tests/breaks/run.sh).
 #
 # stdout: "PASS fuzz.TARGET.seed_corpus" (every seed runs clean),
+# "PASS fuzz.TARGET.known.NAME" (the reproducer runs clean),
 # "PASS fuzz.TARGET.no_crash" (the timed run found nothing), or FAIL lines
 # with the reason; figures (execs, coverage) on stderr. Exit 0 whatever the
 # tests say, 1 when the build broke ("FAIL fuzz.build: why").
@@ -54,6 +64,22 @@ build_fail() {
 	exit 1
 }
 command -v clang >/dev/null 2>&1 || build_fail "clang not installed (tools/install-deps-userspace.sh)"
+# the helper's sources the targets are built from
+src=$top/mount-helper
+break_what=${EXTOWN_FUZZ_BREAK:-}
+case $break_what in
+'') ;;
+append-check)
+	log "BROKEN ON PURPOSE: opts_append() without its read-back check"
+	src=$out/broken-src
+	rm -rf "$src"
+	cp -r "$top/mount-helper" "$src"
+	sed -i 's/!last_option_is(copy, name, val)/false/' "$src/optstr.c"
+	! cmp -s "$top/mount-helper/optstr.c" "$src/optstr.c" ||
+		harness_fail "EXTOWN_FUZZ_BREAK=append-check: opts_append() no longer has the check it removes (update tests/fuzz/run.sh)"
+	;;
+*) harness_fail "EXTOWN_FUZZ_BREAK must be append-check" ;;
+esac
 mount_cflags=$(pkg-config --cflags mount) || build_fail "pkg-config mount failed (libmount-dev)"
 mount_libs=$(pkg-config --libs mount)
 
@@ -61,12 +87,10 @@ for t in "${targets[@]}"; do
 	# shellcheck disable=SC2086 # pkg-config output is a list of flags
 	clang -std=gnu11 -g -O1 -Wall -Wextra -Werror \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-		-I"$top/mount-helper" $mount_cflags \
+		-I"$src" $mount_cflags \
 		-o "$out/fuzz-$t" "$top/tests/fuzz/fuzz-$t.c" \
-		"$top/mount-helper/request.c" "$top/mount-helper/optstr.c" \
-		"$top/mount-helper/restricted.c" "$top/mount-helper/msg.c" \
-		"$top/mount-helper/policy.c" \
-		"$top/mount-helper/owner.c" $mount_libs >&2 ||
+		"$src/request.c" "$src/optstr.c" "$src/restricted.c" "$src/msg.c" \
+		"$src/policy.c" "$src/owner.c" $mount_libs >&2 ||
 		build_fail "clang could not build tests/fuzz/fuzz-$t.c"
 done
 
@@ -74,17 +98,33 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 for t in "${targets[@]}"; do
-	t_selected "fuzz.$t.seed_corpus" || t_selected "fuzz.$t.no_crash" || continue
 	seeds=$top/tests/fuzz/corpus/$t
 	bin=$out/fuzz-$t
 	log=$out/$t.log
 
 	# Every committed seed runs once, clean.
-	if "$bin" -runs=0 "$seeds" >"$out/$t.seeds.log" 2>&1; then
-		pass "fuzz.$t.seed_corpus"
-	else
-		fail "fuzz.$t.seed_corpus" "$(grep -m 1 -E 'ERROR|violated|runtime error' "$out/$t.seeds.log" || echo 'non-zero exit') (log $out/$t.seeds.log)"
+	if t_selected "fuzz.$t.seed_corpus"; then
+		if "$bin" -runs=0 "$seeds" >"$out/$t.seeds.log" 2>&1; then
+			pass "fuzz.$t.seed_corpus"
+		else
+			fail "fuzz.$t.seed_corpus" "$(grep -m 1 -E 'ERROR|violated|runtime error' "$out/$t.seeds.log" || echo 'non-zero exit') (log $out/$t.seeds.log)"
+		fi
 	fi
+
+	# Every known reproducer of the target runs once, clean.
+	for k in "$top/tests/fuzz/known/$t"-*; do
+		[ -f "$k" ] || continue
+		name=fuzz.$t.known.${k##*/}
+		t_selected "$name" || continue
+		if "$bin" "$k" >"$out/known-${k##*/}.log" 2>&1; then
+			pass "$name"
+		else
+			fail "$name" "$(grep -m 1 -E 'ERROR|violated|runtime error' "$out/known-${k##*/}.log" || echo 'non-zero exit') (log $out/known-${k##*/}.log)"
+		fi
+	done
+
+	[ -z "$break_what" ] || continue
+	t_selected "fuzz.$t.no_crash" || continue
 
 	mkdir -p "$out/corpus/$t"
 	rm -f "$out/artifacts/$t-"*
@@ -113,10 +153,9 @@ if [ -z "${EXTOWN_RELEASE:-}" ]; then
 	for rel in $(releases_in_build_roots); do
 		mkdir -p "$top/build/$rel"
 		rc=0
-		"$top/tools/in-build-root.sh" "$rel" "$top/tests/fuzz/run.sh" \
+		"$top/tools/in-build-root.sh" "$rel" /usr/bin/env EXTOWN_FUZZ_BREAK="$break_what" "$top/tests/fuzz/run.sh" \
 			>"$top/build/$rel/fuzz.out" 2>"$top/build/$rel/fuzz.log" || rc=$?
 		grep '^fuzz: ' "$top/build/$rel/fuzz.log" | sed "s/^fuzz: /fuzz: $rel: /" >&2 || true
-		release_relay "$rel" fuzz "$top/build/$rel/fuzz.out" ||
-			fail_always "fuzz.$rel.harness" "no results from $rel's build tree (status $rc; see $top/build/$rel/fuzz.log)"
+		release_child_result "$rel" fuzz "$top/build/$rel/fuzz.out" "$rc" "$top/build/$rel/fuzz.log"
 	done
 fi

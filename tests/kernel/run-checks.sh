@@ -11,7 +11,10 @@
 #   tests/kernel/run-checks.sh
 #
 # EXTOWN_KERNEL_BASES: the bases to check (default: those of tools/kernel/bases
-# whose SUITES has kernel). Test names
+# whose SUITES has kernel). EXTOWN_KERNEL_BREAK=no-checkpatch runs a
+# checkpatch.pl that is not there, to show that a checkpatch that did not
+# run fails its checks (its summary line, "total: ... lines checked", must
+# be there and agree with the reports read). Test names
 # are kernel.BASE.*, e.g. kernel.6.12.checkpatch.0001_no_errors.
 # Prints "PASS name" / "FAIL name: why" lines; exit 1 only when the
 # harness itself broke. Uses the source checkout of
@@ -36,6 +39,15 @@ trap cleanup EXIT
 . "$top/tests/lib/bases.sh"
 T_LOG=kernel harness_test=kernel.checks
 bases=$(bases_selected kernel)
+checkpatch=scripts/checkpatch.pl
+case ${EXTOWN_KERNEL_BREAK:-} in
+'') ;;
+no-checkpatch)
+	checkpatch=scripts/checkpatch-not-installed.pl
+	log "BROKEN ON PURPOSE: $checkpatch instead of scripts/checkpatch.pl"
+	;;
+*) harness_fail "EXTOWN_KERNEL_BREAK must be no-checkpatch" ;;
+esac
 
 
 # What checkpatch may still say, "PATCH TYPE: message" as printed with
@@ -59,6 +71,7 @@ check_base() {
 	local base=$1 t=kernel.$1 src=$cache/$1/src patchdir=$top/kernel-patches/$1
 	local w=$work/$1
 	local patches touched am_rc am_out n p dirs num out errors unexplained cover unquoted w1 v f new
+	local cp_rc summary counts e wn c l broke not_run=''
 	mkdir -p "$w"
 	mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$patchdir/series")
 	[ ${#patches[@]} -gt 0 ] || harness_fail "kernel-patches/$base/series is empty"
@@ -106,11 +119,36 @@ check_base() {
 	justified >"$w/justified"
 	for p in "${patches[@]}"; do
 		num=${p%%-*}
-		out=$(cd "$src" && perl scripts/checkpatch.pl --strict --show-types --terse --no-summary \
-			"$patchdir/$p" 2>&1) || true
+		# status 1 when it reports anything; anything else: it broke
+		cp_rc=0
+		out=$(cd "$src" && perl "$checkpatch" --strict --show-types --terse "$patchdir/$p" 2>&1) ||
+			cp_rc=$?
+		echo "$out" >"$w/checkpatch-$num.out"
 		# "FILE:LINE: SEVERITY:TYPE: message" -> "NUM TYPE: message"
 		sed -n 's/^[^:]*:[0-9]*: \(ERROR\|WARNING\|CHECK\):\([A-Z_0-9]*\): \(.*\)$/\1 \2: \3/p' <<<"$out" >"$w/cp.$num"
 		errors=$(grep -c '^ERROR ' "$w/cp.$num" || true)
+		# it ran: its summary is there, counts lines, and its counts are
+		# those of the reports read above
+		broke=''
+		summary=$(grep -E '^total: [0-9]+ errors, [0-9]+ warnings, [0-9]+ checks, [0-9]+ lines checked$' <<<"$out" | tail -n 1 || true)
+		if [ "$cp_rc" -gt 1 ] || [ -z "$summary" ]; then
+			broke="checkpatch did not run (status $cp_rc, no summary line): $(tail -n 2 <<<"$out" | tr '\n' ' ')"
+		else
+			# total: E errors, W warnings, C checks, L lines checked
+			read -r _ e _ wn _ c _ l _ <<<"$summary"
+			counts="$errors $(grep -c '^WARNING ' "$w/cp.$num" || true) $(grep -c '^CHECK ' "$w/cp.$num" || true)"
+			if [ "$l" -eq 0 ]; then
+				broke="checkpatch checked no line: $summary"
+			elif [ "$e $wn $c" != "$counts" ]; then
+				broke="checkpatch says '$summary', the reports read are $counts (errors, warnings, checks)"
+			fi
+		fi
+		if [ -n "$broke" ]; then
+			fail "$t.checkpatch.${num}_no_errors" "$broke"
+			fail "$t.checkpatch.${num}_only_justified_reports" "$broke"
+			not_run+="$num "
+			continue
+		fi
 		if [ "$errors" -eq 0 ]; then
 			pass "$t.checkpatch.${num}_no_errors"
 		else
@@ -131,13 +169,16 @@ check_base() {
 	unquoted=$(cat "$w"/cp.* | cut -d' ' -f3- | sort -u | while read -r msg; do
 		grep -qF -- "$msg" "$cover" 2>/dev/null || echo "$msg"
 	done)
-	if [ -f "$cover" ] && [ -z "$unquoted" ]; then
+	if [ -n "$not_run" ]; then
+		fail "$t.series.cover_letter_explains_checkpatch_reports" "checkpatch did not run on $not_run"
+	elif [ -f "$cover" ] && [ -z "$unquoted" ]; then
 		pass "$t.series.cover_letter_explains_checkpatch_reports"
 	else
 		fail "$t.series.cover_letter_explains_checkpatch_reports" "${cover#"$top"/} lacks: $(head -n 3 <<<"$unquoted" | tr '\n' ' ')"
 	fi
 
-	# --- W=1 ------------------------------------------------------------------------
+	# --- W=1 (two builds of fs/ext4 and fs/ext2: only when selected) -----------------
+	t_selected "$t.w1.no_new_warnings_fs_ext4_ext2" || return 0
 	w1=()
 	for v in unpatched patched; do
 		f=$("$top/tools/kernel/build-kernel.sh" --base "$base" --w1 "$v" | tail -n 1) ||

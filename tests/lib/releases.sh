@@ -43,11 +43,19 @@
 #                           the PASS/FAIL/SKIP lines of FILE (a run of the
 #                           suite in REL's build tree) with "SUITE." made
 #                           "SUITE.REL." (helper.H3.x -> helper.trixie.H3.x),
-#                           those the filter selects, paths under
-#                           $top/build/ made $top/build/REL/ (where
-#                           tools/in-build-root.sh keeps them; not with
-#                           "host": a run on the host for REL); status 1
-#                           when FILE holds no result line at all
+#                           those the filter selects (and a harness's
+#                           FAIL or SKIP, t_always, whatever it selects),
+#                           paths under $top/build/ made $top/build/REL/
+#                           (where tools/in-build-root.sh keeps them; not
+#                           with "host": a run on the host for REL);
+#                           status 1 when FILE holds no result line at all
+#   release_child_result REL SUITE FILE STATUS LOG [host]
+#                           a child run's end: release_relay of FILE, then
+#                           "FAIL SUITE.REL.harness" (never filtered) when
+#                           FILE held no result line, or when the child
+#                           exited with STATUS other than 0 (a crash or an
+#                           abort after some results: every suite's script
+#                           exits 0 whatever its tests said), LOG named
 #   release_children SUITE SCRIPT
 #                           for each of releases_in_build_roots: SCRIPT
 #                           again with EXTOWN_GUEST_RELEASE=REL (its guests
@@ -208,10 +216,22 @@ release_relay() {
 		# the tree's $top/build is the host's $top/build/REL
 		[ -z "${top:-}" ] || [ "${4:-}" = host ] || line=${line//"$top/build/"/"$top/build/$rel/"}
 		name=${line#* }
-		t_match "${name%%: *}" || continue
+		case $line in
+		PASS\ *) t_match "${name%%: *}" || continue ;;
+		*) t_match "${name%%: *}" || t_always "${name%%: *}" || continue ;;
+		esac
 		t_line "$line"
 	done <"$3"
 	return "$any"
+}
+
+release_child_result() {
+	local rel=$1 suite=$2 out=$3 rc=$4 log=$5
+	if ! release_relay "$rel" "$suite" "$out" "${6:-}"; then
+		fail_always "$suite.$rel.harness" "no results from $rel (status $rc; see $log)"
+	elif [ "$rc" -ne 0 ]; then
+		fail_always "$suite.$rel.harness" "exited with status $rc after its results (see $log)"
+	fi
 }
 
 release_children() {
@@ -227,8 +247,8 @@ release_children() {
 		rc=0
 		EXTOWN_GUEST_RELEASE=$rel EXTOWN_TEST_FILTER=$filter "$script" \
 			>"$top/build/$rel/$suite.out" 2>"$top/build/$rel/$suite.log" || rc=$?
-		release_relay "$rel" "$suite" "$top/build/$rel/$suite.out" host ||
-			fail_always "$suite.$rel.harness" "no results from $rel's guests (status $rc; see $top/build/$rel/$suite.log)"
+		release_child_result "$rel" "$suite" "$top/build/$rel/$suite.out" "$rc" \
+			"$top/build/$rel/$suite.log" host
 	done
 }
 

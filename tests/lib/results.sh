@@ -48,10 +48,17 @@
 #   t_relay FILE [PREFIX]
 #       passes the selected PASS/FAIL/SKIP lines of FILE (another
 #       script's results, e.g. a guest's) to where this script reports,
-#       PREFIX put in front of each name
+#       PREFIX put in front of each name; a FAIL or SKIP line of the
+#       harness (t_always) passes whatever the selection
 #   fail_always NAME WHY
 #       a FAIL line whatever the selection: for the harness's own checks
-#       (a guest that did not run), which no filter may hide
+#       (a guest that did not run), which no filter may hide; NAME ends
+#       in ".harness" or ".guest_WORD" so that every relay (t_relay,
+#       release_relay, tests/run) passes it on too
+#   t_always NAME
+#       status 0 when NAME is a harness check's (its last part is
+#       "harness" or "guest_WORD", or it is SUITE.suite): its FAIL and
+#       SKIP lines are never filtered out
 
 t_match() { # NAME: status 0 when the full NAME is selected
 	[ -n "${EXTOWN_TEST_FILTER:-}" ] || return 0
@@ -135,6 +142,13 @@ t_wanted() {
 
 fail_always() { t_line "FAIL ${T_PREFIX:-}$1: $2"; }
 
+t_always() {
+	case ${1##*.} in
+	harness | guest_[a-z]* | suite) return 0 ;;
+	esac
+	return 1
+}
+
 t_relay() {
 	[ -f "$1" ] || return 0
 	while IFS= read -r t_rl; do
@@ -143,7 +157,10 @@ t_relay() {
 		*) continue ;;
 		esac
 		t_rn=${2:-}${t_rl#* }
-		t_match "${t_rn%%: *}" || continue
+		case $t_rl in
+		PASS\ *) t_match "${t_rn%%: *}" || continue ;;
+		*) t_match "${t_rn%%: *}" || t_always "${t_rn%%: *}" || continue ;;
+		esac
 		t_line "${t_rl%% *} $t_rn"
 	done <"$1"
 }

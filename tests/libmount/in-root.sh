@@ -29,6 +29,8 @@
 #
 # stdout: PASS/FAIL/SKIP libmount.NAME lines (tests/libmount/run.sh puts
 # the release into the names). Exit 1 when the set-up breaks.
+# EXTOWN_LIBMOUNT_BREAK=stacked-nothing: the stacked tests mount a target
+# that has no fstab entry (nothing is mounted), to show that they fail.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -156,12 +158,20 @@ umount_all() { while mountpoint -q "$1"; do umount "$1" || break; done; }
 # the helper and with it; with it, as many mounts as without, each with its
 # own utab entry: alice unmounts every one, no utab entry left
 stack() {
-	local p=$1 target=$2 n want rc=0 out='' i=0
+	local p=$1 target=$2 n want rc=0 out='' i=0 t
 	alone as_alice sh -c "mount $target; mount $target" >/dev/null 2>&1 || true
 	want=$(mounted_on "$target")
 	umount_all "$target"
 	as_alice sh -c "mount $target; mount $target" >/dev/null 2>&1 || true
 	n=$(mounted_on "$target")
+	# nothing mounted at all compares nothing: each test below fails then
+	if [ "$want" -eq 0 ] || [ "$n" -eq 0 ]; then
+		for t in mounts_as_mount8_alone alice_umounts_each no_utab_entry_left; do
+			fail "$p.$t" "nothing to compare: alice's two mounts of $target mounted $want time(s) with mount(8) alone, $n with the helper"
+		done
+		umount_all "$target"
+		return 0
+	fi
 	check_eq "$p.mounts_as_mount8_alone" "mounts on $target after two mounts" "$want" "$n"
 	while [ "$i" -lt "$n" ] && [ "$rc" -eq 0 ]; do
 		i=$((i + 1))
@@ -176,8 +186,15 @@ stack() {
 	check "$p.no_utab_entry_left" "left in /run/mount/utab: $(grep -F "TARGET=$target " /run/mount/utab 2>/dev/null)" \
 		test -z "$(grep -F "TARGET=$target " /run/mount/utab 2>/dev/null)"
 }
-stack libmount.stacked.tagged /media/stick
-stack libmount.stacked.untagged /media/disk
+if [ "${EXTOWN_LIBMOUNT_BREAK:-}" = stacked-nothing ]; then
+	log "BROKEN ON PURPOSE: the stacked tests mount /media/nowhere (no fstab entry)"
+	mkdir -p /media/nowhere
+	stack libmount.stacked.tagged /media/nowhere
+	stack libmount.stacked.untagged /media/nowhere
+else
+	stack libmount.stacked.tagged /media/stick
+	stack libmount.stacked.untagged /media/disk
+fi
 
 # mount -f by a user: mount(8) drops its setuid and pretends; the helper
 # (which libmount runs with -f) as well: the same status, nothing mounted,

@@ -27,7 +27,8 @@
 # with kernel-release beside run-vm's files); exit status: run-vm.sh's.
 # A kernel that panics before it has mounted the root disk (the image's
 # mount count and last mount time unchanged, no results) is booted once
-# more; the first serial log is kept as serial-panic.log.
+# more; the first serial log is kept as serial-panic.log, by which the
+# caller reports that boot (tests/lib/qemu.sh panic_report: tests/dkms).
 # Needs debugfs (e2fsprogs) to read the image's /boot.
 set -euo pipefail
 
