@@ -790,11 +790,13 @@ static int idmapped_at(struct libmnt_context *cxt, const struct mount_plan *p,
 			progname, p->target, strerror(err));
 		return MNT_EX_FILEIO;
 	}
-	test_hook("before-attach");
-	if (once && mounted_there(tfd, st.st_rdev))
+	if (once && mounted_there(tfd, st.st_rdev)) {
 		err = EBUSY;
-	else if (mountapi_attach(mfd, tfd))
-		err = errno;
+	} else {
+		test_hook("before-attach");
+		if (mountapi_attach(mfd, tfd))
+			err = errno;
+	}
 	close(lockfd);
 	close(mfd);
 	return err ? report_syscall(cxt, err, p, progname) : MNT_EX_SUCCESS;
