@@ -413,6 +413,7 @@ static int record_user(const struct mount_plan *p, int id)
 {
 	struct libmnt_table *tb = NULL;
 	struct libmnt_fs *fs;
+	struct stat st;
 	char *user;
 	int lockfd, rc;
 
@@ -420,6 +421,12 @@ static int record_user(const struct mount_plan *p, int id)
 	if (p->fake || p->nomtab || p->ns || p->utab_to_mount8 || libmount_records_user() ||
 	    !(user = plan_user(p)))
 		return 0;
+	/* no utab kept here (libmount's mnt_has_regular_utab()): libmount
+	 * writes none either */
+	if (lstat(UTAB_PATH, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(user);
+		return 0;
+	}
 	if (id <= 0) {
 		free(user);
 		return RECORD_NO_ID;
@@ -898,14 +905,16 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 	rc = mnt_context_finalize_mount(cxt);
 	if (!rc && !libmount_records_user() && !p->nomtab)
 		rc = libmount_entry(cxt, id);
-	if (!rc)
-		rc = record_user(p, id);
+	/* libmount's failure as mount(8) words it (the mount is made: "filesystem
+	 * was mounted, but ..."), the helper's own as on the plain path */
+	if (rc)
+		ex = report(cxt, rc, p, progname);
+	else
+		ex = report_utab(record_user(p, id), p, progname);
 	say_mapped(p, &r, ip, progname);
 	if (r.ro)
 		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "
 			"read-only.\n", progname, p->target);
-	if (rc)
-		ex = report_utab(rc, p, progname);
 out:
 	mnt_free_context(cxt);
 	return ex;

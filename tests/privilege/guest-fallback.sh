@@ -721,25 +721,34 @@ else
 fi
 unmount_all
 
-# utab cannot be written (a directory in its place): the mount stays, exit
-# 16 with mount(8)'s words, as on the plain path
-mkdir -p /run/mount
-mv /run/mount/utab /run/mount/utab.saved 2>/dev/null
-mkdir /run/mount/utab
+# utab cannot be written (a full tmpfs on /run/mount): the mount stays and
+# the status and message are the plain path's (mount(8)'s: libmount 2.38
+# "filesystem was mounted, but any subsequent operation failed", 32; the
+# helper's user= record on 2.39+, "... failed to update userspace mount
+# table", 16), never 0
+full_run_mount() {
+	mount -t tmpfs -o size=12k tmpfs /run/mount
+	: >/run/mount/utab
+	dd if=/dev/zero of=/run/mount/fill bs=4k count=16 2>/dev/null
+}
+full_run_mount
+msgp=$(as_alice /usr/sbin/mount.ext4 /tmp/plain.img /media/img -o $UOPTS 2>&1)
+rcp=$?
+umount /run/mount
+full_run_mount
 msg=$(as_alice /usr/sbin/mount.ext4 /dev/vdb /media/stick -o $UOPTS 2>&1)
 rc=$?
+umount /run/mount
 n=$(count_at /media/stick)
-rmdir /run/mount/utab
-mv /run/mount/utab.saved /run/mount/utab 2>/dev/null
-record utab_unwritable "/run/mount/utab a directory; alice: mount.ext4 /dev/vdb /media/stick" "$rc" "$msg ($n mounts)"
-if [ "$rc" -eq 16 ] && [ "$n" -eq 1 ]; then
-	pass utab_unwritable.exit_16
+record utab_full "/run/mount full; alice: mount.ext4 /dev/vdb /media/stick (plain path, /media/img: exit $rcp, $(oneline "$msgp"))" "$rc" "$msg ($n mounts)"
+if [ "$rc" -eq "$rcp" ] && { [ "$rc" -eq 16 ] || [ "$rc" -eq 32 ]; } && [ "$n" -eq 1 ]; then
+	pass utab_full.status_as_plain_path
 else
-	fail utab_unwritable.exit_16 "exit $rc, $n mounts: $(oneline "$msg")"
+	fail utab_full.status_as_plain_path "exit $rc (plain path $rcp), $n mounts: $(oneline "$msg")"
 fi
 case $msg in
-*"failed to update userspace mount table"*) pass utab_unwritable.says_so ;;
-*) fail utab_unwritable.says_so "$(oneline "$msg")" ;;
+*"filesystem was mounted, but"*) pass utab_full.says_mounted_but ;;
+*) fail utab_full.says_mounted_but "$(oneline "$msg")" ;;
 esac
 unmount_all
 sync
