@@ -209,19 +209,33 @@ static int put_mangled(FILE *f, const char *s)
 	return 0;
 }
 
-/* the mount with ID in this namespace's mountinfo, with its table (to unref) */
+/*
+ * The mount with ID in this namespace's mountinfo, with its table (to
+ * unref); NULL when it is not there. mountinfo read while other mounts
+ * come and go can skip an entry (a seq_file: an entry removed before the
+ * reader's position shifts the rest), so a mount is taken as gone only
+ * when several reads in a row miss it.
+ */
 static struct libmnt_fs *mount_by_id(int id, struct libmnt_table **tb)
 {
-	struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
 	struct libmnt_fs *fs = NULL;
 
-	*tb = mnt_new_table();
-	if (*tb && itr && mnt_table_parse_file(*tb, "/proc/self/mountinfo") == 0) {
-		while (mnt_table_next_fs(*tb, itr, &fs) == 0)
-			if (mnt_fs_get_id(fs) == id)
-				break;
+	*tb = NULL;
+	for (int tries = 0; tries < 8 && !fs; tries++) {
+		struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
+		struct libmnt_fs *f;
+
+		mnt_unref_table(*tb);
+		*tb = mnt_new_table();
+		if (!*tb || !itr || mnt_table_parse_file(*tb, "/proc/self/mountinfo")) {
+			mnt_free_iter(itr);
+			break;
+		}
+		while (!fs && mnt_table_next_fs(*tb, itr, &f) == 0)
+			if (mnt_fs_get_id(f) == id)
+				fs = f;
+		mnt_free_iter(itr);
 	}
-	mnt_free_iter(itr);
 	return fs;
 }
 

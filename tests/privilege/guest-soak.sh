@@ -59,16 +59,17 @@ T_RESULTS=$RES T_PREFIX=privilege.soak.$KIND.
 H=/usr/sbin/mount.ext4
 FB=/tests/fbtool
 USERS="alice:1000 bob:1001 carol:1002 dave:1003"
-DEVS="vdb vdc vdd vde"
+DEVS=${EXTOWN_SOAK_DEVS:-vdb vdc vdd vde}  # names under /dev (a dry run on loop devices sets it)
 UOPTS=rw,noexec,nosuid,nodev,user
 
+dev_of() { echo "$DEVS" | cut -d' ' -f"$1"; }
 install_helper
 echo 'carol:x:1002:1002::/tmp:/bin/sh' >>/etc/passwd
 echo 'dave:x:1003:1003::/tmp:/bin/sh' >>/etc/passwd
 echo 'carol:x:1002:' >>/etc/group
 echo 'dave:x:1003:' >>/etc/group
-tag_removable vdb
-tag_removable vdc
+tag_removable "$(dev_of 1)"
+tag_removable "$(dev_of 2)"
 : >/etc/fstab
 for u in $USERS root:0; do
 	name=${u%%:*}
@@ -87,10 +88,9 @@ per_user=2
 rnd() { od -An -N2 -tu2 /dev/urandom | tr -d ' '; }
 count_at() { awk -v t="$1" '$5 == t { n++ } END { print n + 0 }' /proc/self/mountinfo; }
 as_uid() { u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups "$@"; }
-dev_of() { echo "$DEVS" | cut -d' ' -f"$1"; }
 
 # worker NAME UID TAG: random operations until the time or the count is up;
-# one line "OP STATUS" per operation in $OUT/ops.TAG
+# one line "OP STATUS TIME MOUNTPOINT: MESSAGE" per operation in $OUT/ops.TAG
 worker() {
 	name=$1 uid=$2 log=$OUT/ops.$3
 	: >"$log"
@@ -108,27 +108,29 @@ worker() {
 			# the new mount's entry (util-linux's doing, not the helper's)
 			[ "$k" -ne 2 ] || [ "$stacks" = no ] || k=1
 			case $k in
-			0) op=mount; mount "$d" "$mp" ;;
-			1) op=umount; umount "$mp" ;;
+			0) op=mount; msg=$(mount "$d" "$mp" 2>&1) ;;
+			1) op=umount; msg=$(umount "$mp" 2>&1) ;;
 			2) op=umount_user
 				u=$(echo "$USERS" | cut -d' ' -f$(((r / 32) % 4 + 1)))
-				umount "/media/${u%%:*}/s$s" ;;
-			3) op=remount_ro; mount -o remount,ro "$mp" ;;
-			4) op=remount_rw; mount -o remount,rw "$mp" ;;
-			5) op=direct; $H "$d" "$mp" -o rw ;;
-			*) op=fake; mount -f "$d" "$mp" ;;
-			esac >/dev/null 2>&1
+				mp=/media/${u%%:*}/s$s
+				msg=$(umount "$mp" 2>&1) ;;
+			3) op=remount_ro; msg=$(mount -o remount,ro "$mp" 2>&1) ;;
+			4) op=remount_rw; msg=$(mount -o remount,rw "$mp" 2>&1) ;;
+			5) op=direct; msg=$($H "$d" "$mp" -o rw 2>&1) ;;
+			*) op=fake; msg=$(mount -f "$d" "$mp" 2>&1) ;;
+			esac
 		else
 			mp=/media/$name/s$s
 			case $(((r / 4) % 5)) in
-			0) op=mount; as_uid "$uid" mount "$mp" ;;
-			1) op=umount; as_uid "$uid" umount "$mp" ;;
-			2) op=fake; as_uid "$uid" mount -f "$mp" ;;
-			3) op=direct; as_uid "$uid" $H "$d" "$mp" -o $UOPTS ;;
-			*) op=remount; as_uid "$uid" mount -o remount,ro "$mp" ;;
-			esac >/dev/null 2>&1
+			0) op=mount; msg=$(as_uid "$uid" mount "$mp" 2>&1) ;;
+			1) op=umount; msg=$(as_uid "$uid" umount "$mp" 2>&1) ;;
+			2) op=fake; msg=$(as_uid "$uid" mount -f "$mp" 2>&1) ;;
+			3) op=direct; msg=$(as_uid "$uid" $H "$d" "$mp" -o $UOPTS 2>&1) ;;
+			*) op=remount; msg=$(as_uid "$uid" mount -o remount,ro "$mp" 2>&1) ;;
+			esac
 		fi
-		echo "$op $?" >>"$log"
+		# OP STATUS TIME MOUNTPOINT: the first line of what it said
+		echo "$op $? $(date +%s) $mp: $(echo "$msg" | grep -v 'idmapped mount instead' | head -n 1)" >>"$log"
 		i=$((i + 1))
 	done
 }
@@ -174,8 +176,8 @@ took=$(($(date +%s) - start))
 
 # the state: mountinfo lines of our sticks, "ID ROOT TARGET OPTS SOURCE"
 # (the mount point unescaped as utab has it: no blanks in ours)
-awk '{ for (i = 7; i <= NF && $i != "-"; i++) ;
-	if ($(i + 2) ~ /^\/dev\/vd[b-e]$/) print $1, $4, $5, $6, $(i + 2) }' \
+awk -v devs=" $DEVS " '{ for (i = 7; i <= NF && $i != "-"; i++) ;
+	if (index(devs, " " substr($(i + 2), 6) " ") && $(i + 2) ~ /^\/dev\//) print $1, $4, $5, $6, $(i + 2) }' \
 	/proc/self/mountinfo >"$OUT/mounts"
 cp /run/mount/utab "$OUT/utab" 2>/dev/null || : >"$OUT/utab"
 {
@@ -226,13 +228,15 @@ END {
 		for (k = 1; k <= m; k++) { c[mtgt[k]]++; if (c[mtgt[k]] == 2) print "stacked " mtgt[k] }
 }' "$OUT/mounts" "$OUT/utab" >"$OUT/problems"
 
+# the first three of a list of problems, on one line ("" for none)
+first3() { [ -z "$1" ] || echo "$1" | head -n 3 | tr '\n' ';'; }
 bad=$(grep -E '^(stale|foreign) ' "$OUT/problems")
-check_none utab_entries_live_and_own "$(echo "$bad" | head -n 3 | tr '\n' ';')"
+check_none utab_entries_live_and_own "$(first3 "$bad")"
 bad=$(grep '^noentry ' "$OUT/problems")
-check_none user_mounts_have_entry "$(echo "$bad" | head -n 3 | tr '\n' ';')"
+check_none user_mounts_have_entry "$(first3 "$bad")"
 if [ "$stacks" = no ]; then
 	bad=$(grep '^stacked ' "$OUT/problems")
-	check_none no_device_stacked "$(echo "$bad" | head -n 3 | tr '\n' ';')"
+	check_none no_device_stacked "$(first3 "$bad")"
 else
 	skip no_device_stacked "libmount 2.39+ stacks a second mount on a mount point, as mount(8) alone does"
 fi
