@@ -179,8 +179,7 @@ static int utab_lock(void)
 
 	if (mkdir("/run/mount", 0755) && errno != EEXIST)
 		return -1;
-	fd = open(UTAB_LOCK, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
-		  S_IRUSR | S_IWUSR | S_IRGRP | S_IROTH);
+	fd = open(UTAB_LOCK, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, S_IRUSR | S_IWUSR);
 	if (fd < 0)
 		return -1;
 	while (flock(fd, LOCK_EX)) {
