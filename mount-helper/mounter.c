@@ -422,7 +422,7 @@ out:
  * umount came first) gets nothing. No ID: nothing can be told for sure,
  * RECORD_NO_ID. 0 or -errno.
  */
-static int record_user(const struct mount_plan *p, int id)
+static int record_user(const struct mount_plan *p, int id, const char *target)
 {
 	struct libmnt_table *tb = NULL;
 	struct libmnt_fs *fs;
@@ -452,7 +452,12 @@ static int record_user(const struct mount_plan *p, int id)
 		return rc;
 	}
 	fs = mount_by_id(id, &tb);
-	rc = fs ? utab_set_user(fs, user) : 0;
+	/* the ID is the new mount's own; a mount with it elsewhere would
+	 * mean it is not: nothing is written for another mount */
+	if (fs && (!target || !mnt_fs_get_target(fs) || strcmp(mnt_fs_get_target(fs), target)))
+		rc = RECORD_NO_ID;
+	else
+		rc = fs ? utab_set_user(fs, user) : 0;
 	mnt_unref_table(tb);
 	close(lockfd);
 	free(user);
@@ -508,7 +513,7 @@ static int report_utab(int rc, const struct mount_plan *p, const char *progname)
 		return MNT_EX_SUCCESS;
 	fprintf(stderr, "%s: %s: filesystem was mounted, but failed to update userspace "
 		"mount table (user= not recorded: %s).\n", progname, p->target,
-		rc == RECORD_NO_ID ? "libmount gave no mount ID for the new mount" :
+		rc == RECORD_NO_ID ? "no mount ID known for the new mount" :
 		rc <= -MNT_ERR_NOFSTAB ? "libmount error" : strerror(rc < 0 ? -rc : rc));
 	return MNT_EX_FILEIO;
 }
@@ -531,8 +536,8 @@ int mounter_mount(const struct mount_plan *p, const char *progname)
 	/* the mount's ID: libmount 2.39+ reads it from the fsmount() fd, the
 	 * new mount itself (statx(STATX_MNT_ID)), never from the target */
 	if (ex == MNT_EX_SUCCESS)
-		ex = report_utab(record_user(p, mnt_fs_get_id(mnt_context_get_fs(cxt))),
-				 p, progname);
+		ex = report_utab(record_user(p, mnt_fs_get_id(mnt_context_get_fs(cxt)),
+					     mnt_context_get_target(cxt)), p, progname);
 	mnt_free_context(cxt);
 	return ex;
 }
@@ -707,18 +712,24 @@ static int open_target(const char *target)
 }
 
 /*
- * mount(2)'s EBUSY: the mount point (TFD: whatever is mounted on top of it)
- * is already the root of a mount of the device DEV.
+ * mount(2)'s EBUSY: the mount point TARGET, looked up now (what is mounted
+ * on top of it then: a descriptor opened earlier still shows what was
+ * there when it was opened), is already the root of a mount of DEV.
  */
-static bool mounted_there(int tfd, dev_t dev)
+static bool mounted_there(const char *target, dev_t dev)
 {
 	struct statx stx;
+	int fd = open_target(target);
+	bool there;
 
-	if (statx(tfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
+	if (fd < 0)
 		return false;
-	return (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
-	       makedev(stx.stx_dev_major, stx.stx_dev_minor) == dev;
+	there = !statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) &&
+		(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+		makedev(stx.stx_dev_major, stx.stx_dev_minor) == dev;
+	close(fd);
+	return there;
 }
 
 /* the owner read and the idmapping applied on the detached mount MFD */
@@ -746,8 +757,8 @@ static bool map_detached(int mfd, const struct idmap_plan *ip, struct idmapped *
  * MNT_EX_SUCCESS the mount is attached at TFD and *ID is its mount ID.
  */
 static int idmapped_at(struct libmnt_context *cxt, const struct mount_plan *p,
-		       const struct idmap_plan *ip, int tfd, struct idmapped *r, int *id,
-		       const char *progname)
+		       const struct idmap_plan *ip, const char *target, int tfd,
+		       struct idmapped *r, int *id, const char *progname)
 {
 	unsigned long mflags = 0;
 	char why[512] = "";
@@ -763,7 +774,7 @@ static int idmapped_at(struct libmnt_context *cxt, const struct mount_plan *p,
 	bool once = !libmount_has("fd-based-mount") && stat(src, &st) == 0 &&
 		    S_ISBLK(st.st_mode);
 
-	if (once && mounted_there(tfd, st.st_rdev))
+	if (once && mounted_there(target, st.st_rdev))
 		return report_syscall(cxt, EBUSY, p, progname);
 	mnt_context_get_mflags(cxt, &mflags);
 	mfd = mountapi_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
@@ -810,7 +821,7 @@ static int idmapped_at(struct libmnt_context *cxt, const struct mount_plan *p,
 			progname, p->target, strerror(err));
 		return MNT_EX_FILEIO;
 	}
-	if (once && mounted_there(tfd, st.st_rdev)) {
+	if (once && mounted_there(target, st.st_rdev)) {
 		err = EBUSY;
 	} else {
 		test_hook("before-attach");
@@ -827,10 +838,10 @@ static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
 		    const struct idmap_plan *ip, struct idmapped *r, int *id,
 		    const char *progname)
 {
-	const char *target = mnt_context_get_target(cxt);
+	const char *target = mnt_context_get_target(cxt) ? mnt_context_get_target(cxt) : p->target;
 	int tfd, ex;
 
-	tfd = open_target(target ? target : p->target);
+	tfd = open_target(target);
 	if (tfd < 0 && errno == ENOSYS) {
 		msg_no_kernel_support(progname, p->source, p->fstype, ", nor the new "
 				      "mount API; mounting without an owner");
@@ -838,7 +849,7 @@ static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
 	}
 	if (tfd < 0)
 		return report_syscall(cxt, errno, p, progname);
-	ex = idmapped_at(cxt, p, ip, tfd, r, id, progname);
+	ex = idmapped_at(cxt, p, ip, target, tfd, r, id, progname);
 	close(tfd);
 	return ex;
 }
@@ -923,7 +934,7 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 	if (rc)
 		ex = report(cxt, rc, p, progname);
 	else
-		ex = report_utab(record_user(p, id), p, progname);
+		ex = report_utab(record_user(p, id, mnt_context_get_target(cxt)), p, progname);
 	say_mapped(p, &r, ip, progname);
 	if (r.ro)
 		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "
