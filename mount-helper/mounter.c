@@ -335,11 +335,12 @@ static int put_new(FILE *out, struct libmnt_fs *fs, const char *user)
 
 /*
  * utab rewritten (a new file renamed over it, as libmount does) with the
- * entry of the mount FS, and that one alone, carrying user=USER: the last
- * entry with its ID and its source and target (the one libmount wrote for
- * it) gets user=USER in its options; any other entry with that ID is a
- * dead mount's whose ID the kernel gave again, and goes; without one, a
- * new entry. 0 or -errno; the caller holds the utab lock.
+ * entry of the mount FS, and that one alone, carrying user=USER, as the
+ * last line: the last entry with its ID and its source and target (the
+ * one libmount wrote for it) with user=USER added to its options, or a
+ * new one; every other entry with that ID is a dead mount's whose ID the
+ * kernel gave again, and goes. 0 or -errno; the caller holds the utab
+ * lock.
  */
 static int utab_set_user(struct libmnt_fs *fs, const char *user)
 {
@@ -383,14 +384,13 @@ static int utab_set_user(struct libmnt_fs *fs, const char *user)
 		unlink(tmp);
 		goto out;
 	}
-	for (size_t i = 0; i < n && !rc; i++) {
-		if ((ssize_t)i == keep)
-			rc = put_with_user(out, lines[i], user);
-		else if (!line_has_id(lines[i], id))
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!line_has_id(lines[i], id))
 			rc = fputs(lines[i], out) == EOF ? -1 : 0;
-	}
-	if (!rc && keep < 0)
-		rc = put_new(out, fs, user);
+	/* last, where libmount appends: umount(8) removes the last entry
+	 * of a target, which must be the one of the mount on top */
+	if (!rc)
+		rc = keep >= 0 ? put_with_user(out, lines[keep], user) : put_new(out, fs, user);
 	if (!rc && (fflush(out) || fchmod(fd, 0644) || fsync(fd)))
 		rc = -1;
 	if (fclose(out) && !rc)
