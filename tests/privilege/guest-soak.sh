@@ -27,7 +27,7 @@
 # when two of that user's operations interleave: one worker per user
 # there). Root: mount, umount, remount ro/rw, the helper directly,
 # mount -f, on its own mount points. The killer: every 0.1-0.8 s, kill -9
-# of a random running mount.ext4, its mount point recorded.
+# of a random running mount.ext4, its mount point recorded (every 1-4 s).
 #
 # Afterwards (libmount's merge of utab into mountinfo, done in awk as
 # libmount 2.38 and 2.41 do it: an entry with an ID goes to that mount, one
@@ -143,7 +143,7 @@ killer() {
 	: >"$OUT/kills"
 	end=$(($(date +%s) + SECS))
 	while [ "$(date +%s)" -lt "$end" ]; do
-		sleep "0.$(($(rnd) % 8 + 1))"
+		sleep "$(($(rnd) % 3 + 1)).$(($(rnd) % 10))"
 		pids=""
 		for p in /proc/[0-9]*; do
 			c=""
