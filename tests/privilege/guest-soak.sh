@@ -26,8 +26,8 @@
 # with 2.39+'s stacked mounts of one user mismatches entries and mounts
 # when two of that user's operations interleave: one worker per user
 # there). Root: mount, umount, remount ro/rw, the helper directly,
-# mount -f, on its own mount points. The killer: every 0.1-0.8 s, kill -9
-# of a random running mount.ext4, its mount point recorded (every 1-4 s).
+# mount -f, on its own mount points. The killer: every 1-4 s, kill -9
+# of a random running mount.ext4, its mount point recorded.
 #
 # Afterwards (libmount's merge of utab into mountinfo, done in awk as
 # libmount 2.38 and 2.41 do it: an entry with an ID goes to that mount, one
