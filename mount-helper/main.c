@@ -295,6 +295,25 @@ static int user_pretends(const char *prog, const struct request *rq)
 	}, prog);
 }
 
+/*
+ * X-mount.mkdir (x-mount.mkdir) for a mount point that does not exist:
+ * libmount creates it, but refuses to for a user (restricted mount(8):
+ * EPERM, "operation permitted for root only", exit 1; 2.38 and 2.41
+ * alike). So does the helper, before anything is created: with the
+ * option dropped (decide_owner()) its own libmount would not create it,
+ * and the mount would fail on the missing directory instead.
+ */
+static int refuse_mkdir(const char *prog, const struct mount_request *mr)
+{
+	struct stat st;
+
+	if ((!opts_has(mr->opts, "X-mount.mkdir") && !opts_has(mr->opts, "x-mount.mkdir")) ||
+	    stat_as_root(mr->plan.target, &st) == 0)
+		return MNT_EX_SUCCESS;
+	fprintf(stderr, "%s: %s: operation permitted for root only\n", prog, mr->plan.target);
+	return MNT_EX_USAGE;
+}
+
 /* a user: only what /etc/fstab grants, as restricted mount(8) would pass it */
 static int request_from_user(const char *prog, const struct request *rq,
 			     const struct caller *c, struct mount_request *mr)
@@ -332,7 +351,7 @@ static int request_from_user(const char *prog, const struct request *rq,
 	/* the source is the loop device already: no second one on top */
 	if (mr->grant.loop && opts_drop_loop(&mr->opts))
 		return MNT_EX_SYSERR;
-	return MNT_EX_SUCCESS;
+	return refuse_mkdir(prog, mr);
 }
 
 /* H2, H3, H5-H7, H9: who owns the files; *opts rewritten accordingly */
@@ -383,6 +402,21 @@ static int decide_owner(const char *prog, const struct caller *c,
 			return MNT_EX_SYSERR;
 		notes_add(notes, "X-mount.idmap= left to mount(8), which applies it "
 			  "after the helper");
+		/* mount(8) replaces the mount by an idmapped one (a new mount
+		 * ID): the utab entry is its own to write */
+		mr->plan.utab_to_mount8 = true;
+	}
+	/* X-mount.* are mount(8)'s (it never passes them to a helper, and
+	 * acts on those it knows itself, as restricted mount(8) allows): the
+	 * helper's unrestricted libmount would act on them as root */
+	if (!c->privileged) {
+		int n = opts_drop_x_mount(&mr->opts);
+
+		if (n < 0)
+			return MNT_EX_SYSERR;
+		if (n)
+			notes_add(notes, "X-mount.* options of the fstab entry left to "
+				  "mount(8): the helper does not act on them for a user");
 	}
 	if (d->kernel_missing)		/* H6: once, whether -v or not */
 		msg_no_kernel_support(prog, mr->plan.source, mr->plan.fstype, ", %s; mounting "

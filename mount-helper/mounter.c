@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libmount.h>
@@ -114,41 +115,375 @@ static char *plan_user(const struct mount_plan *p)
 	return strndup(name, namesz);
 }
 
-/* whether FS's utab options hold user=USER */
-static bool fs_has_user(struct libmnt_fs *fs, const char *user)
+#ifdef EXTOWN_TEST_HOOKS
+/*
+ * Test builds only (tests/privilege builds one beside the installed helper;
+ * the installed one has no such code): at POINT, when the FIFO
+ * /run/extown-test/POINT exists, create /run/extown-test/POINT.here and
+ * wait until the test writes to the FIFO, so that the test can act in a
+ * window that is otherwise a few microseconds wide.
+ */
+static void test_hook(const char *point)
 {
-	char *have;
-	size_t havesz;
+	char path[128], here[160];
+	struct stat st;
+	int fd;
 
-	return mnt_optstr_get_option(mnt_fs_get_user_options(fs), "user", &have, &havesz) == 0 &&
-	       havesz == strlen(user) && strncmp(have, user, havesz) == 0;
+	snprintf(path, sizeof(path), "/run/extown-test/%s", point);
+	if (lstat(path, &st) || !S_ISFIFO(st.st_mode))
+		return;
+	snprintf(here, sizeof(here), "%s.here", path);
+	fd = open(here, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		char c;
+
+		(void)!read(fd, &c, 1);
+		close(fd);
+	}
+}
+#else
+static void test_hook(const char *point)
+{
+	(void)point;
+}
+#endif
+
+/*
+ * libmount before 2.39 writes user=NAME to utab itself from within a helper
+ * (the "saved user" of fix_optstr()) and keeps no mount ID there; 2.39+
+ * keeps a user=NAME given to a helper out of utab (evaluate_permissions()).
+ */
+static bool libmount_records_user(void)
+{
+	const char *v = NULL;
+	int major = 0, minor = 0;
+
+	if (mnt_get_library_version(&v) < 0 || !v || sscanf(v, "%d.%d", &major, &minor) != 2)
+		return false;
+	return major < 2 || (major == 2 && minor < 39);
+}
+
+/* record_user(): the new mount has no known ID */
+#define RECORD_NO_ID	1
+
+#define UTAB_PATH	"/run/mount/utab"
+#define UTAB_LOCK	"/run/mount/utab.lock"
+
+/* libmount's own lock of utab (lock.c: flock() of utab.lock); fd or -1 */
+static int utab_lock(void)
+{
+	int fd;
+
+	if (mkdir("/run/mount", 0755) && errno != EEXIST)
+		return -1;
+	fd = open(UTAB_LOCK, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, S_IRUSR | S_IWUSR);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX)) {
+		if (errno != EINTR) {
+			int err = errno;
+
+			close(fd);
+			errno = err;
+			return -1;
+		}
+	}
+	return fd;
+}
+
+/* S with utab's escapes (libmount's mangle(): space, tab, newline, backslash) */
+static int put_mangled(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		if (strchr(" \t\n\\", *s)) {
+			if (fprintf(f, "\\%03o", (unsigned char)*s) < 0)
+				return -1;
+		} else if (fputc(*s, f) == EOF) {
+			return -1;
+		}
+	}
+	return 0;
 }
 
 /*
- * How many mounts on TARGET carry user=USER as libmount merges mountinfo
- * and utab, or -errno. utab entries without a mount ID (libmount 2.38's,
- * ours) go to the topmost mount of the same source, target and root that
- * has none yet, so a second mount stacked on the first takes the first
- * one's entry: only the count tells whether one was written for it.
+ * The mount with ID in this namespace's mountinfo, with its table (to
+ * unref); NULL when it is not there. mountinfo read while other mounts
+ * come and go can skip an entry (a seq_file: an entry removed before the
+ * reader's position shifts the rest), so a mount is taken as gone only
+ * when several reads in a row miss it.
  */
-static int user_mounts(const char *target, const char *user)
+static struct libmnt_fs *mount_by_id(int id, struct libmnt_table **tb)
 {
-	struct libmnt_table *tb = mnt_new_table();
-	struct libmnt_cache *cache = mnt_new_cache();
-	struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
-	struct libmnt_fs *fs;
-	int n = -ENOMEM;
+	struct libmnt_fs *fs = NULL;
 
-	if (tb && cache && itr && mnt_table_set_cache(tb, cache) == 0) {
-		n = mnt_table_parse_mtab(tb, NULL);
-		while (n >= 0 && mnt_table_next_fs(tb, itr, &fs) == 0)
-			if (mnt_fs_match_target(fs, target, cache) && fs_has_user(fs, user))
-				n++;
+	*tb = NULL;
+	for (int tries = 0; tries < 8 && !fs; tries++) {
+		struct libmnt_iter *itr = mnt_new_iter(MNT_ITER_FORWARD);
+		struct libmnt_fs *f;
+
+		mnt_unref_table(*tb);
+		*tb = mnt_new_table();
+		if (!*tb || !itr || mnt_table_parse_file(*tb, "/proc/self/mountinfo")) {
+			mnt_free_iter(itr);
+			break;
+		}
+		while (!fs && mnt_table_next_fs(*tb, itr, &f) == 0)
+			if (mnt_fs_get_id(f) == id)
+				fs = f;
+		mnt_free_iter(itr);
 	}
-	mnt_free_iter(itr);
+	return fs;
+}
+
+/* whether the utab LINE is of mount ID ("ID=N " first, as libmount writes it) */
+static bool line_has_id(const char *line, int id)
+{
+	char *end;
+	long v;
+
+	if (strncmp(line, "ID=", 3))
+		return false;
+	errno = 0;
+	v = strtol(line + 3, &end, 10);
+	return !errno && v == id && (*end == ' ' || *end == '\n' || !*end);
+}
+
+/* the value of utab field KEY ("SRC=") of LINE, unmangled (a new string) */
+static char *line_field(const char *line, const char *key)
+{
+	size_t keylen = strlen(key);
+	const char *p = line;
+	char *out, *o;
+
+	while (p && *p) {
+		if (!strncmp(p, key, keylen))
+			break;
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	if (!p || !*p)
+		return NULL;
+	p += keylen;
+	out = o = malloc(strcspn(p, " \n") + 1);
+	if (!out)
+		return NULL;
+	while (*p && *p != ' ' && *p != '\n') {
+		if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+		    p[3] >= '0' && p[3] <= '7') {
+			*o++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+			p += 4;
+		} else {
+			*o++ = *p++;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* whether the utab LINE names the mount FS: source and target as mountinfo says */
+static bool line_is_of(const char *line, struct libmnt_fs *fs)
+{
+	char *src = line_field(line, "SRC="), *tgt = line_field(line, "TARGET=");
+	bool same = src && tgt && mnt_fs_get_source(fs) && mnt_fs_get_target(fs) &&
+		    !strcmp(src, mnt_fs_get_source(fs)) && !strcmp(tgt, mnt_fs_get_target(fs));
+
+	free(src);
+	free(tgt);
+	return same;
+}
+
+/*
+ * LINE (an entry of this mount) with user=USER in its OPTS, written to OUT;
+ * the other fields as they are.
+ */
+static int put_with_user(FILE *out, const char *line, const char *user)
+{
+	size_t len = strcspn(line, "\n");
+	const char *opts = strstr(line, " OPTS=");
+	char *o = NULL;
+	int rc;
+
+	if (!opts || (size_t)(opts - line) >= len)
+		return fprintf(out, "%.*s OPTS=user=%s\n", (int)len, line, user) < 0 ? -1 : 0;
+	opts += 6;
+	o = strndup(opts, strcspn(opts, " \n"));
+	if (!o || mnt_optstr_set_option(&o, "user", user)) {
+		free(o);
+		return -1;
+	}
+	rc = fprintf(out, "%.*s%s%s\n", (int)(opts - line), line, o,
+		     opts + strcspn(opts, " \n") < line + len ? opts + strcspn(opts, " \n") : "");
+	free(o);
+	return rc < 0 ? -1 : 0;
+}
+
+/* a new entry for the mount FS: its ID, source, target, root; user=USER */
+static int put_new(FILE *out, struct libmnt_fs *fs, const char *user)
+{
+	if (fprintf(out, "ID=%d SRC=", mnt_fs_get_id(fs)) < 0 ||
+	    put_mangled(out, mnt_fs_get_source(fs)) || fputs(" TARGET=", out) == EOF ||
+	    put_mangled(out, mnt_fs_get_target(fs)) || fputs(" ROOT=", out) == EOF ||
+	    put_mangled(out, mnt_fs_get_root(fs)) ||
+	    fprintf(out, " OPTS=user=%s\n", user) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * utab rewritten (a new file renamed over it, as libmount does) with the
+ * entry of the mount FS, and that one alone, carrying user=USER, as the
+ * last line: the last entry with its ID and its source and target (the
+ * one libmount wrote for it) with user=USER added to its options, or a
+ * new one; every other entry with that ID is a dead mount's whose ID the
+ * kernel gave again, and goes. 0 or -errno; the caller holds the utab
+ * lock.
+ */
+static int utab_set_user(struct libmnt_fs *fs, const char *user)
+{
+	char tmp[] = "/run/mount/utab.XXXXXX";
+	char **lines = NULL, *line = NULL;
+	size_t n = 0, cap = 0, linesz = 0;
+	ssize_t keep = -1;
+	int id = mnt_fs_get_id(fs), fd, rc = 0;
+	FILE *in, *out = NULL;
+
+	in = fopen(UTAB_PATH, "re");
+	if (!in && errno != ENOENT)
+		return -errno;
+	while (in && getline(&line, &linesz, in) > 0) {
+		if (n == cap) {
+			char **more = realloc(lines, (cap = cap ? 2 * cap : 16) * sizeof(*lines));
+
+			if (!more) {
+				rc = -ENOMEM;
+				goto out;
+			}
+			lines = more;
+		}
+		if (!(lines[n] = strdup(line))) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if (line_has_id(line, id) && line_is_of(line, fs))
+			keep = (ssize_t)n;
+		n++;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		goto out;
+	}
+	out = fdopen(fd, "w");
+	if (!out) {
+		rc = -errno;
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!line_has_id(lines[i], id))
+			rc = fputs(lines[i], out) == EOF ? -1 : 0;
+	/* last, where libmount appends: umount(8) removes the last entry
+	 * of a target, which must be the one of the mount on top */
+	if (!rc)
+		rc = keep >= 0 ? put_with_user(out, lines[keep], user) : put_new(out, fs, user);
+	if (!rc && (fflush(out) || fchmod(fd, 0644) || fsync(fd)))
+		rc = -1;
+	if (fclose(out) && !rc)
+		rc = -1;
+	if (!rc && rename(tmp, UTAB_PATH))
+		rc = -1;
+	if (rc) {
+		rc = -(errno ? errno : EIO);
+		unlink(tmp);
+	}
+out:
+	if (in)
+		fclose(in);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(line);
+	return rc;
+}
+
+/*
+ * The user=NAME of the final options in /run/mount/utab for the mount with
+ * the mount ID ID (0: not known), so that NAME can umount it. libmount
+ * before 2.39 writes it itself from within a helper: nothing is done. 2.39+
+ * keeps it out of utab (mount(8) 2.40+ adds it once the helper has exited,
+ * so a helper run without mount(8) would leave a mount its user cannot
+ * unmount): the entry of that mount ID, and that one alone, gets it, under
+ * libmount's utab lock (utab_set_user()). A mount gone by then (its user's
+ * umount came first) gets nothing. No ID: nothing can be told for sure,
+ * RECORD_NO_ID. 0 or -errno.
+ */
+static int record_user(const struct mount_plan *p, int id, const char *target)
+{
+	struct libmnt_table *tb = NULL;
+	struct libmnt_fs *fs;
+	struct stat st;
+	char *user;
+	int lockfd, rc;
+
+	/* -f, -n: no utab; -N: the entry is the other namespace's */
+	if (p->fake || p->nomtab || p->ns || p->utab_to_mount8 || libmount_records_user() ||
+	    !(user = plan_user(p)))
+		return 0;
+	/* no utab kept here (libmount's mnt_has_regular_utab()): libmount
+	 * writes none either */
+	if (lstat(UTAB_PATH, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(user);
+		return 0;
+	}
+	if (id <= 0) {
+		free(user);
+		return RECORD_NO_ID;
+	}
+	test_hook("before-record");
+	lockfd = utab_lock();
+	if (lockfd < 0) {
+		rc = -errno;
+		free(user);
+		return rc;
+	}
+	fs = mount_by_id(id, &tb);
+	/* the ID is the new mount's own; a mount with it elsewhere would
+	 * mean it is not: nothing is written for another mount */
+	if (fs && (!target || !mnt_fs_get_target(fs) || strcmp(mnt_fs_get_target(fs), target)))
+		rc = RECORD_NO_ID;
+	else
+		rc = fs ? utab_set_user(fs, user) : 0;
 	mnt_unref_table(tb);
-	mnt_unref_cache(cache);
-	return n;
+	close(lockfd);
+	free(user);
+	return rc;
+}
+
+/*
+ * report() for a fake mount (-f): libmount 2.38's fails after the pretended
+ * mount(2) (utab, which the user cannot write) and words it "filesystem was
+ * mounted, but ...": mount(8)'s status, and the truth
+ */
+static int report_fake(struct libmnt_context *cxt, int rc, const struct mount_plan *p,
+		       const char *progname)
+{
+	static const char mounted[] = "filesystem was mounted, but ";
+	char buf[BUFSIZ] = "";
+	int ex = mnt_context_get_excode(cxt, rc, buf, sizeof(buf));
+
+	if (!strncmp(buf, mounted, sizeof(mounted) - 1))
+		fprintf(stderr, "%s: %s: nothing was mounted (-f), but %s\n", progname,
+			p->target, buf + sizeof(mounted) - 1);
+	else if (*buf)
+		fprintf(stderr, "%s: %s: %s\n", progname, p->target, buf);
+	else if (ex != MNT_EX_SUCCESS)
+		fprintf(stderr, "%s: %s: mount failed\n", progname, p->target);
+	return ex;
 }
 
 int mounter_pretend(const struct mount_plan *p, const char *progname)
@@ -166,99 +501,9 @@ int mounter_pretend(const struct mount_plan *p, const char *progname)
 	    !mnt_context_set_fstype(cxt, p->fstype) &&
 	    (!p->options || !mnt_context_set_options(cxt, p->options)))
 		rc = mnt_context_mount(cxt);
-	ex = report(cxt, rc, p, progname);
+	ex = report_fake(cxt, rc, p, progname);
 	mnt_free_context(cxt);
 	return ex;
-}
-
-/* the user=NAME mounts on P's target now, for record_user; 0 without -f,
- * -n, -N or user=NAME (nothing to record then) */
-static int user_mounts_before(const struct mount_plan *p)
-{
-	char *user = p->fake || p->nomtab || p->ns || !p->target ? NULL : plan_user(p);
-	int n = user ? user_mounts(p->target, user) : 0;
-
-	free(user);
-	return n;
-}
-
-/*
- * The user=NAME of the final options in /run/mount/utab, so that NAME can
- * umount. libmount 2.38 writes it there from within a helper; libmount
- * 2.40+ keeps a user=NAME given to a helper out of utab (mount(8) 2.40+
- * adds it itself once the helper has exited, unless utab has an entry of
- * the same source and target with every option already), so a helper run
- * without mount(8) would leave a mount its user cannot unmount, and a
- * second mount stacked on the first none at all. Whatever the libmount:
- * when the mounts on the target with user=NAME are no more than BEFORE
- * (user_mounts_before), write an entry with libmount's update API (the new
- * mount's own entry modified, or one added). 0, or -errno / a libmount
- * error.
- */
-static int record_user(struct libmnt_context *cxt, const struct mount_plan *p, int before)
-{
-	struct libmnt_table *tb = NULL;
-	struct libmnt_update *upd = NULL;
-	struct libmnt_fs *fs, *entry = NULL;
-	const char *target = mnt_context_get_target(cxt);
-	char *user = NULL, *opt = NULL;
-	const char *uopts;
-	bool own;
-	int rc;
-
-	/* -f, -n: no utab; -N: the entry is the other namespace's */
-	if (p->fake || p->nomtab || p->ns || !target || !p->target || !(user = plan_user(p)))
-		return 0;
-	rc = before < 0 ? before : user_mounts(p->target, user);
-	if (rc < 0 || rc > before) {
-		free(user);
-		return rc < 0 ? rc : 0;	/* > before: libmount 2.38 wrote it */
-	}
-	tb = mnt_new_table();
-	rc = !tb ? -ENOMEM : mnt_table_parse_mtab(tb, NULL);
-	if (rc)
-		goto out;
-	fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
-	if (!fs) {
-		rc = -ENOENT;
-		goto out;
-	}
-	/*
-	 * Source, target, root and the user options: no mount ID, which
-	 * mount(8) 2.39+ changes when it idmaps the mount (X-mount.idmap=,
-	 * a new mount moved in place) after the helper; utab entries without
-	 * one are matched by source, target and root, as 2.38 writes them.
-	 * The entry libmount wrote for this mount (uhelper=, x-..., no user=)
-	 * gets user= beside the rest (MS_REMOUNT: its options replaced);
-	 * else a new entry: the one the top mount shows may be a lower
-	 * mount's that it took.
-	 */
-	uopts = mnt_fs_get_user_options(fs);
-	own = uopts && mnt_optstr_get_option(uopts, "user", NULL, NULL) == 1;
-	entry = mnt_new_fs();
-	upd = mnt_new_update();
-	if (!entry || !upd || opts_append(&opt, "user", user) ||
-	    mnt_fs_set_source(entry, mnt_fs_get_source(fs)) ||
-	    mnt_fs_set_target(entry, mnt_fs_get_target(fs)) ||
-	    mnt_fs_set_root(entry, mnt_fs_get_root(fs)) ||
-	    mnt_fs_set_fstype(entry, mnt_fs_get_fstype(fs)) ||
-	    (own && mnt_fs_set_options(entry, uopts)) ||
-	    mnt_fs_append_options(entry, opt)) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	rc = mnt_update_set_fs(upd, own ? MS_REMOUNT : 0, NULL, entry);
-	if (rc == 1)
-		rc = 0;		/* no writable utab: none is kept anywhere */
-	else if (rc == 0)
-		rc = mnt_update_table(upd, NULL);
-out:
-	mnt_free_update(upd);
-	mnt_unref_fs(entry);
-	mnt_unref_table(tb);
-	free(opt);
-	free(user);
-	return rc;
 }
 
 /* as mount(8) says it when the mount is made but utab is not written */
@@ -268,22 +513,31 @@ static int report_utab(int rc, const struct mount_plan *p, const char *progname)
 		return MNT_EX_SUCCESS;
 	fprintf(stderr, "%s: %s: filesystem was mounted, but failed to update userspace "
 		"mount table (user= not recorded: %s).\n", progname, p->target,
-		strerror(rc < 0 ? -rc : rc));
+		rc == RECORD_NO_ID ? "no mount ID known for the new mount" :
+		rc <= -MNT_ERR_NOFSTAB ? "libmount error" : strerror(rc < 0 ? -rc : rc));
 	return MNT_EX_FILEIO;
 }
 
 int mounter_mount(const struct mount_plan *p, const char *progname)
 {
 	struct libmnt_context *cxt;
-	int ex, before;
+	int ex;
 
 	cxt = new_context(p, p->fstype, progname, &ex);
 	if (!cxt)
 		return ex;
-	before = user_mounts_before(p);
+	if (p->utab_to_mount8 && mnt_context_disable_mtab(cxt, 1)) {
+		mnt_free_context(cxt);
+		fprintf(stderr, "%s: %s: out of memory\n", progname, p->source);
+		return MNT_EX_SYSERR;
+	}
+	test_hook("before-mount");
 	ex = report(cxt, mnt_context_mount(cxt), p, progname);
+	/* the mount's ID: libmount 2.39+ reads it from the fsmount() fd, the
+	 * new mount itself (statx(STATX_MNT_ID)), never from the target */
 	if (ex == MNT_EX_SUCCESS)
-		ex = report_utab(record_user(cxt, p, before), p, progname);
+		ex = report_utab(record_user(p, mnt_fs_get_id(mnt_context_get_fs(cxt)),
+					     mnt_context_get_target(cxt)), p, progname);
 	mnt_free_context(cxt);
 	return ex;
 }
@@ -402,28 +656,44 @@ static int report_syscall(struct libmnt_context *cxt, int err, const struct moun
 	return report(cxt, -err, p, progname);
 }
 
+#ifndef EXTOWN_ATTACH_LOCK_SECONDS
+#define EXTOWN_ATTACH_LOCK_SECONDS	10
+#endif
+
 /*
  * The lock that makes "is it mounted there already?" and the attach one
  * step for every run of the fallback (mount(2) does both under the
  * kernel's namespace lock; move_mount() does not check at all). Root's
- * own file: no user can open it. The descriptor, or -1.
+ * own file: no user can open it. Held for the check and move_mount()
+ * alone (the filesystem is mounted, detached, before), and waited for
+ * EXTOWN_ATTACH_LOCK_SECONDS at most. The descriptor, or -1 with errno
+ * (ETIMEDOUT: still held when the time was up).
  */
 static int lock_attach(void)
 {
-	int fd;
+	const struct timespec tick = { 0, 10 * 1000 * 1000 };
+	int fd, err;
 
 	if (mkdir("/run/mount", 0755) && errno != EEXIST)
 		return -1;
 	fd = open("/run/mount/extown.lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -1;
-	while (flock(fd, LOCK_EX)) {
-		if (errno != EINTR) {
-			close(fd);
-			return -1;
+	for (long waited = 0; flock(fd, LOCK_EX | LOCK_NB); waited += 10) {
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			goto fail;
+		if (waited >= EXTOWN_ATTACH_LOCK_SECONDS * 1000L) {
+			errno = ETIMEDOUT;
+			goto fail;
 		}
+		nanosleep(&tick, NULL);
 	}
 	return fd;
+fail:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
 }
 
 /*
@@ -442,18 +712,24 @@ static int open_target(const char *target)
 }
 
 /*
- * mount(2)'s EBUSY: the mount point (TFD: whatever is mounted on top of it)
- * is already the root of a mount of the device DEV.
+ * mount(2)'s EBUSY: the mount point TARGET, looked up now (what is mounted
+ * on top of it then: a descriptor opened earlier still shows what was
+ * there when it was opened), is already the root of a mount of DEV.
  */
-static bool mounted_there(int tfd, dev_t dev)
+static bool mounted_there(const char *target, dev_t dev)
 {
 	struct statx stx;
+	int fd = open_target(target);
+	bool there;
 
-	if (statx(tfd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx))
+	if (fd < 0)
 		return false;
-	return (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
-	       (stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
-	       makedev(stx.stx_dev_major, stx.stx_dev_minor) == dev;
+	there = !statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS, &stx) &&
+		(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) &&
+		(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT) &&
+		makedev(stx.stx_dev_major, stx.stx_dev_minor) == dev;
+	close(fd);
+	return there;
 }
 
 /* the owner read and the idmapping applied on the detached mount MFD */
@@ -474,25 +750,31 @@ static bool map_detached(int mfd, const struct idmap_plan *ip, struct idmapped *
 }
 
 /*
- * The mount API part, with the attach lock held: MOUNTER_PLAIN, or
- * mount(8)'s status; with MNT_EX_SUCCESS the mount is attached at TFD.
+ * The mount API part: the filesystem mounted detached (its I/O: the
+ * superblock read, the journal replayed), its owner read and the idmapping
+ * applied, then, with the attach lock held for these two steps only, the
+ * check and the attach. MOUNTER_PLAIN, or mount(8)'s status; with
+ * MNT_EX_SUCCESS the mount is attached at TFD and *ID is its mount ID.
  */
-static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *p,
-			   const struct idmap_plan *ip, int tfd, struct idmapped *r,
-			   const char *progname)
+static int idmapped_at(struct libmnt_context *cxt, const struct mount_plan *p,
+		       const struct idmap_plan *ip, const char *target, int tfd,
+		       struct idmapped *r, int *id, const char *progname)
 {
 	unsigned long mflags = 0;
 	char why[512] = "";
 	const char *src = mnt_context_get_source(cxt);
+	struct statx stx;
 	struct stat st;
-	int mfd;
-
+	int mfd, lockfd, err = 0;
 	/* mount(2), which libmount mounts with up to 2.38, refuses the same
 	 * filesystem twice on one mount point (mount(8): "already mounted");
 	 * move_mount(2), which our attach is and libmount's fd-based mount
-	 * (2.39+) too, stacks it: the caller's mount(8) decides */
-	if (!libmount_has("fd-based-mount") && stat(src, &st) == 0 && S_ISBLK(st.st_mode) &&
-	    mounted_there(tfd, st.st_rdev))
+	 * (2.39+) too, stacks it: the caller's mount(8) decides. Asked before
+	 * anything is mounted, and again under the lock. */
+	bool once = !libmount_has("fd-based-mount") && stat(src, &st) == 0 &&
+		    S_ISBLK(st.st_mode);
+
+	if (once && mounted_there(target, st.st_rdev))
 		return report_syscall(cxt, EBUSY, p, progname);
 	mnt_context_get_mflags(cxt, &mflags);
 	mfd = mountapi_create(src, "ext4", mnt_fs_get_fs_options(mnt_context_get_fs(cxt)),
@@ -517,24 +799,49 @@ static int idmapped_locked(struct libmnt_context *cxt, const struct mount_plan *
 				      "is made: %s; mounting without an owner", why);
 		return MOUNTER_PLAIN;
 	}
-	if (mountapi_attach(mfd, tfd)) {
-		int err = errno;
-
+	/* the new mount's own ID, which move_mount() keeps */
+	if (statx(mfd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) || !(stx.stx_mask & STATX_MNT_ID)) {
+		err = errno ? errno : ENOSYS;
 		close(mfd);
 		return report_syscall(cxt, err, p, progname);
 	}
+	*id = (int)stx.stx_mnt_id;
+	test_hook("before-lock");
+	lockfd = lock_attach();
+	if (lockfd < 0) {
+		err = errno;
+		close(mfd);
+		if (err == ETIMEDOUT) {
+			fprintf(stderr, "%s: %s: locking failed: /run/mount/extown.lock held "
+				"by another mount for %d s\n", progname, p->target,
+				EXTOWN_ATTACH_LOCK_SECONDS);
+			return MNT_EX_FILEIO;
+		}
+		fprintf(stderr, "%s: %s: locking failed: /run/mount/extown.lock: %s\n",
+			progname, p->target, strerror(err));
+		return MNT_EX_FILEIO;
+	}
+	if (once && mounted_there(target, st.st_rdev)) {
+		err = EBUSY;
+	} else {
+		test_hook("before-attach");
+		if (mountapi_attach(mfd, tfd))
+			err = errno;
+	}
+	close(lockfd);
 	close(mfd);
-	return MNT_EX_SUCCESS;
+	return err ? report_syscall(cxt, err, p, progname) : MNT_EX_SUCCESS;
 }
 
 /* the target first (nothing is mounted for a target that cannot take it) */
 static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
-		    const struct idmap_plan *ip, struct idmapped *r, const char *progname)
+		    const struct idmap_plan *ip, struct idmapped *r, int *id,
+		    const char *progname)
 {
-	const char *target = mnt_context_get_target(cxt);
-	int tfd, lockfd, ex;
+	const char *target = mnt_context_get_target(cxt) ? mnt_context_get_target(cxt) : p->target;
+	int tfd, ex;
 
-	tfd = open_target(target ? target : p->target);
+	tfd = open_target(target);
 	if (tfd < 0 && errno == ENOSYS) {
 		msg_no_kernel_support(progname, p->source, p->fstype, ", nor the new "
 				      "mount API; mounting without an owner");
@@ -542,18 +849,44 @@ static int idmapped(struct libmnt_context *cxt, const struct mount_plan *p,
 	}
 	if (tfd < 0)
 		return report_syscall(cxt, errno, p, progname);
-	lockfd = lock_attach();
-	if (lockfd < 0) {
-		msg_no_kernel_support(progname, p->source, p->fstype, ", and no idmapped "
-				      "mount is made: cannot lock /run/mount/extown.lock: %s; "
-				      "mounting without an owner", strerror(errno));
-		close(tfd);
-		return MOUNTER_PLAIN;
-	}
-	ex = idmapped_locked(cxt, p, ip, tfd, r, progname);
-	close(lockfd);
+	ex = idmapped_at(cxt, p, ip, target, tfd, r, id, progname);
 	close(tfd);
 	return ex;
+}
+
+/*
+ * libmount 2.39+: the utab entry libmount writes for the mount with ID
+ * (its options as the context has them: uhelper=, x-*), with that ID:
+ * mnt_context_finalize_mount() would write it without (the mount was not
+ * libmount's), and an entry without an ID goes to whatever mount of the
+ * same source, target and root is on top. 0 or a negative libmount error.
+ */
+static int libmount_entry(struct libmnt_context *cxt, int id)
+{
+	struct libmnt_table *tb = NULL;
+	struct libmnt_fs *mounted = mount_by_id(id, &tb), *fs = NULL;
+	struct libmnt_update *upd = NULL;
+	const char *uopts = mnt_fs_get_user_options(mnt_context_get_fs(cxt));
+	int rc = -ENOMEM;
+
+	if (!mounted) {
+		rc = 0;		/* gone already: nothing to record */
+		goto out;
+	}
+	fs = mnt_copy_fs(NULL, mounted);
+	upd = mnt_new_update();
+	if (!fs || !upd || (uopts && *uopts && mnt_fs_append_options(fs, uopts)))
+		goto out;
+	rc = mnt_update_set_fs(upd, 0, NULL, fs);
+	if (rc == 1)
+		rc = 0;		/* no entry needed, or no writable utab */
+	else if (rc == 0)
+		rc = mnt_update_table(upd, NULL);
+out:
+	mnt_free_update(upd);
+	mnt_unref_fs(fs);
+	mnt_unref_table(tb);
+	return rc;
 }
 
 int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *ip,
@@ -561,7 +894,7 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 {
 	struct libmnt_context *cxt;
 	struct idmapped r = { 0 };
-	int ex, rc, before;
+	int ex, rc, id = 0;
 
 	if (p->fake || p->ns) {
 		msg_no_kernel_support(progname, p->source, p->fstype, ", and no idmapped "
@@ -579,24 +912,33 @@ int mounter_mount_idmapped(const struct mount_plan *p, const struct idmap_plan *
 		ex = report(cxt, rc, p, progname);
 		goto out;
 	}
-	before = user_mounts_before(p);
-	ex = idmapped(cxt, p, ip, &r, progname);
+	test_hook("before-mount");
+	ex = idmapped(cxt, p, ip, &r, &id, progname);
 	if (ex != MNT_EX_SUCCESS)
 		goto out;
-	/* /run/mount/utab (user=, uhelper= as for any mount) before a word is
+	/*
+	 * /run/mount/utab (user=, uhelper= as for any mount) before a word is
 	 * written: a stderr that blocks or is closed cannot leave a mount
-	 * without its entry */
+	 * without its entry. libmount before 2.39 writes the entry, user=
+	 * included and no ID; 2.39+ would write it without the ID, so it is
+	 * written here with it (libmount_entry()), and user= added to it.
+	 */
 	mnt_context_set_syscall_status(cxt, 0);
+	if (!libmount_records_user() && !p->nomtab)
+		mnt_context_disable_mtab(cxt, 1);
 	rc = mnt_context_finalize_mount(cxt);
-	if (!rc)
-		rc = record_user(cxt, p, before);
+	if (!rc && !libmount_records_user() && !p->nomtab)
+		rc = libmount_entry(cxt, id);
+	/* libmount's failure as mount(8) words it (the mount is made: "filesystem
+	 * was mounted, but ..."), the helper's own as on the plain path */
+	if (rc)
+		ex = report(cxt, rc, p, progname);
+	else
+		ex = report_utab(record_user(p, id, mnt_context_get_target(cxt)), p, progname);
 	say_mapped(p, &r, ip, progname);
 	if (r.ro)
 		fprintf(stderr, "%s: %s: WARNING: source write-protected, mounted "
 			"read-only.\n", progname, p->target);
-	if (rc)
-		fprintf(stderr, "%s: %s: mounted, but /run/mount/utab was not updated: %s\n",
-			progname, p->target, strerror(rc < 0 ? -rc : rc));
 out:
 	mnt_free_context(cxt);
 	return ex;

@@ -16,6 +16,10 @@ struct mount_plan {
 	const char *options;	/* the final option string */
 	const char *ns;		/* -N, or NULL */
 	bool sloppy, fake, nomtab, verbose;
+	/* mount(8) replaces the mount once the helper has exited (a user's
+	 * X-mount.idmap=, libmount 2.39+): the utab entry is mount(8)'s to
+	 * write, for the mount that stays */
+	bool utab_to_mount8;
 };
 
 /*

@@ -278,6 +278,40 @@ int opts_drop_loop(char **opts)
 	return 0;
 }
 
+/* opts_drop_x_mount(): the first X-mount.* / x-mount.* name, copied to DATA */
+static int first_x_mount(const char *name, size_t namesz, const char *val, size_t valsz,
+			 void *data)
+{
+	char **found = data;
+
+	(void)val;
+	(void)valsz;
+	if (namesz <= 8 || (strncmp(name, "X-mount.", 8) && strncmp(name, "x-mount.", 8)))
+		return 0;
+	*found = strndup(name, namesz);
+	return *found ? 1 : -ENOMEM;
+}
+
+int opts_drop_x_mount(char **opts)
+{
+	int n = 0;
+
+	for (;;) {
+		char *name = NULL;
+		int rc = opts_walk(*opts, first_x_mount, &name), gone;
+
+		if (rc < 0)
+			return -1;
+		if (!name)
+			return n;
+		gone = opts_remove_all(opts, name);
+		free(name);
+		if (gone <= 0)
+			return -1;	/* libmount would not remove what it read */
+		n += gone;
+	}
+}
+
 int opts_force_nosuid_nodev(char **opts, struct notes *notes)
 {
 	int n;

@@ -104,6 +104,14 @@ int opts_from_command_line(const char *opts, bool rdonly, bool rdwrite, char **o
 int opts_drop_loop(char **opts);
 
 /*
+ * Every X-mount.* and x-mount.* option (libmount's and mount(8)'s own:
+ * mkdir, subdir, idmap, owner, group, mode, auto-fstypes, noloop,
+ * nocanonicalize, and any later one) removed from *OPTS. The number
+ * removed, or -1 (out of memory).
+ */
+int opts_drop_x_mount(char **opts);
+
+/*
  * Replace suid and dev by nosuid and nodev (each added unless present), with
  * a note for each one removed. 0, or -1 (out of memory).
  */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,26 @@ static int raise_limits(char *why, size_t whysz)
 	return 0;
 }
 
+#define IOPRIO_WHO_PROC		1	/* <linux/ioprio.h>: IOPRIO_WHO_PROCESS */
+#define IOPRIO_DEFAULT		0	/* class none: the CPU nice value decides */
+
+/*
+ * The scheduling policy (SCHED_IDLE, SCHED_BATCH, a real-time or deadline
+ * one), the nice value and the I/O priority the caller chose: back to the
+ * defaults, SCHED_OTHER, nice 0, I/O class none. A caller who slows the
+ * helper down at will widens every window between two of its steps.
+ */
+static int reset_priorities(void)
+{
+	struct sched_param sp = { .sched_priority = 0 };
+
+	if (sched_setscheduler(0, SCHED_OTHER, &sp))
+		return -1;
+	if (setpriority(PRIO_PROCESS, 0, 0))
+		return -1;
+	return syscall(SYS_ioprio_set, IOPRIO_WHO_PROC, 0, IOPRIO_DEFAULT) ? -1 : 0;
+}
+
 /* 0-2 open (a file opened later must never become stdout), the rest closed */
 static int sanitize_fds(void)
 {
@@ -131,6 +152,11 @@ int process_sanitize(char *why, size_t whysz)
 		return fail(why, whysz, "cannot reset signals or timers: %s", strerror(errno));
 	if (raise_limits(why, whysz))
 		return -1;
+	/* without root's euid (not installed setuid) it may not leave
+	 * SCHED_IDLE or lower its nice value; it mounts nothing then */
+	if (reset_priorities() && geteuid() == 0)
+		return fail(why, whysz, "cannot reset the scheduling policy, nice value or "
+			    "I/O priority: %s", strerror(errno));
 	/* nothing from the caller's environment is used (LIBMOUNT_*, locale,
 	 * PATH): util-linux's setuid programs do the same */
 	if (clearenv() || setenv("PATH", SAFE_PATH, 1))

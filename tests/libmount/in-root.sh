@@ -203,6 +203,9 @@ rc_alone=0 rc=0
 out_alone=$(alone as_alice mount -f /media/stick 2>&1) || rc_alone=$?
 out=$(as_alice mount -f /media/stick 2>&1) || rc=$?
 check_eq libmount.fake.status_as_mount8_alone "exit status of mount -f as alice (alone: '$out_alone'; with the helper: '$out')" "$rc_alone" "$rc"
+log "mount -f as alice, alone: status $rc_alone: $out_alone; with the helper: status $rc: $out"
+says_not_mounted() { ! grep -q "filesystem was mounted" <<<"$1"; }
+check libmount.fake.no_false_mounted_message "the helper says: $out" says_not_mounted "$out"
 check_eq libmount.fake.nothing_mounted "mounts on /media/stick" 0 "$(mounted_on /media/stick)"
 check libmount.fake.no_utab_entry "an entry in /run/mount/utab: $(grep -F "TARGET=/media/stick " /run/mount/utab 2>/dev/null)" \
 	test -z "$(grep -F "TARGET=/media/stick " /run/mount/utab 2>/dev/null)"

@@ -12,9 +12,20 @@
  *       attacker would: read /etc/shadow ("shadow: read N bytes" or
  *       "shadow: ERRNO") and create /root/pwned-PID ("pwned: created" or
  *       "pwned: ERRNO"); then exits.
- *   fbtool exec [--sigign-chld] [--nofile N] CMD [ARG...]
+ *   fbtool exec [--sigign-chld] [--nofile N] [--sched-idle] [--nice N]
+ *               [--ioprio-idle] CMD [ARG...]
  *       exec CMD with SIGCHLD ignored (inherited through exec, as a caller
- *       of the setuid helper may leave it) and/or RLIMIT_NOFILE N.
+ *       of the setuid helper may leave it), RLIMIT_NOFILE N, the
+ *       scheduling policy SCHED_IDLE, nice value N, I/O class idle.
+ *   fbtool sched PID
+ *       print "policy P nice N ioprio I" of process PID (sched_getscheduler,
+ *       getpriority, ioprio_get: 0 is the default class none).
+ *   fbtool trylock FILE
+ *       exit 0 when flock(LOCK_EX | LOCK_NB) of FILE succeeds (nobody
+ *       holds it), 1 otherwise.
+ *   fbtool lock FILE SECONDS
+ *       flock(LOCK_EX) FILE (created if missing), print "locked", hold it
+ *       SECONDS, exit.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,15 +35,47 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 static int usage(void)
 {
 	fprintf(stderr, "usage: fbtool park SECONDS | fbtool exec [--sigign-chld] "
-		"[--nofile N] CMD [ARG...]\n");
+		"[--nofile N] [--sched-idle] [--nice N] [--ioprio-idle] CMD [ARG...] | "
+		"fbtool sched PID | fbtool lock FILE SECONDS | fbtool trylock FILE\n");
 	return 2;
+}
+
+static int sched(pid_t pid)
+{
+	int policy = sched_getscheduler(pid), nice, ioprio;
+
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, (id_t)pid);
+	if (policy < 0 || errno) {
+		perror("fbtool: sched");
+		return 1;
+	}
+	ioprio = (int)syscall(SYS_ioprio_get, 1 /* IOPRIO_WHO_PROCESS */, pid);
+	printf("policy %d nice %d ioprio %d\n", policy, nice, ioprio);
+	return 0;
+}
+
+static int lock(const char *file, int seconds)
+{
+	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0 || flock(fd, LOCK_EX)) {
+		perror("fbtool: lock");
+		return 1;
+	}
+	printf("locked\n");
+	fflush(stdout);
+	sleep((unsigned int)seconds);
+	return 0;
 }
 
 static void attack(void)
@@ -100,6 +143,15 @@ int main(int argc, char *argv[])
 
 	if (argc >= 3 && !strcmp(argv[1], "park"))
 		return park(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "sched"))
+		return sched((pid_t)atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "trylock")) {
+		int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
+
+		return fd < 0 || flock(fd, LOCK_EX | LOCK_NB) ? 1 : 0;
+	}
+	if (argc == 4 && !strcmp(argv[1], "lock"))
+		return lock(argv[2], atoi(argv[3]));
 	if (argc < 3 || strcmp(argv[1], "exec"))
 		return usage();
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -111,6 +163,24 @@ int main(int argc, char *argv[])
 
 			if (setrlimit(RLIMIT_NOFILE, &rl)) {
 				perror("fbtool: setrlimit");
+				return 127;
+			}
+		} else if (!strcmp(argv[i], "--sched-idle")) {
+			struct sched_param sp = { .sched_priority = 0 };
+
+			if (sched_setscheduler(0, SCHED_IDLE, &sp)) {
+				perror("fbtool: sched_setscheduler");
+				return 127;
+			}
+		} else if (!strcmp(argv[i], "--nice") && i + 1 < argc) {
+			if (setpriority(PRIO_PROCESS, 0, atoi(argv[++i]))) {
+				perror("fbtool: setpriority");
+				return 127;
+			}
+		} else if (!strcmp(argv[i], "--ioprio-idle")) {
+			/* IOPRIO_WHO_PROCESS, class idle (3) << 13 */
+			if (syscall(SYS_ioprio_set, 1, 0, 3 << 13)) {
+				perror("fbtool: ioprio_set");
 				return 127;
 			}
 		} else {

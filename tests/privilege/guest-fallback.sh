@@ -574,4 +574,181 @@ for t in mount:4 mount:5 mount:6 mount:7 mount:8 helper:3 helper:4 helper:5 help
 	fi
 	unmount_all
 done
+
+# --- utab by mount ID, the attach lock, utab failure (hooked helper) ----------
+# /tests/hooks/mount.ext4: the helper built with -DEXTOWN_TEST_HOOKS (see
+# tests/privilege/guest.sh), setuid root beside the real one
+HK=/tests/hooks/mount.ext4
+mkdir -p /tests/hooks /run/extown-test
+cp /tests/mount.ext4-hooks $HK
+chown root:root $HK
+chmod 4755 $HK
+UOPTS=rw,noexec,nosuid,nodev,user
+hook_arm() { rm -f "/run/extown-test/$1" "/run/extown-test/$1.here"; mkfifo "/run/extown-test/$1"; }
+hook_wait() {
+	for _ in $(seq 1 200); do
+		[ -e "/run/extown-test/$1.here" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+hook_go() { echo go >"/run/extown-test/$1"; rm -f "/run/extown-test/$1" "/run/extown-test/$1.here"; }
+hook_off() { rm -f "/run/extown-test/$1" "/run/extown-test/$1.here"; }
+sb_mounted() { [ -e /proc/fs/ext4/vdb ]; } # the stick's superblock exists (mounted, attached or not)
+
+# race: as in guest.sh, on the idmapped path: alice's umount of her mount
+# lands before the hooked helper's mount of the same entry
+unmount_all
+as_alice mount /media/stick >/dev/null 2>&1
+first=$(count_at /media/stick)
+hook_arm before-mount
+as_alice $HK /dev/vdb /media/stick -o $UOPTS >/tmp/race.out 2>&1 &
+hp=$!
+urc=""
+if hook_wait before-mount; then
+	as_alice umount /media/stick >/dev/null 2>&1
+	urc=$?
+	hook_go before-mount
+else
+	hook_off before-mount
+fi
+wait "$hp"
+rc=$?
+n=$(count_at /media/stick)
+u=$(utab_has /media/stick)
+record utab_race "alice: mount ($first); hooked helper held before its mount; alice: umount ($urc)" "$rc" "$(cat /tmp/race.out) ($n mounts, $u utab entries)"
+if [ "$first" -eq 1 ] && [ "$urc" = 0 ] && [ "$rc" -eq 0 ] && [ "$n" -eq 1 ] && [ "$u" -eq 1 ] && idmapped_at /media/stick; then
+	pass utab_race.one_entry_for_one_mount
+else
+	fail utab_race.one_entry_for_one_mount "first $first, umount '$urc', exit $rc, $n mounts, $u utab entries: $(oneline "$(cat /tmp/race.out)")"
+fi
+as_alice umount /media/stick >/dev/null 2>&1
+mount -i -t ext4 /dev/vdb /media/stick
+msg=$(as_alice umount /media/stick 2>&1)
+rc=$?
+record utab_race.root_mount "root: mount -i /dev/vdb /media/stick; alice: umount" "$rc" "$msg"
+if [ "$rc" -ne 0 ] && [ "$(count_at /media/stick)" -eq 1 ]; then
+	pass utab_race.root_mount_not_alices
+else
+	fail utab_race.root_mount_not_alices "alice's umount exit $rc, $(count_at /media/stick) mounts: $(oneline "$msg")"
+fi
+unmount_all
+
+# the attach lock: held by someone else, a mount waits 10 s at most and
+# fails as mount(8) does on its own lock ("locking failed", 16), nothing
+# mounted; the filesystem is mounted (detached) before the lock is asked
+# for, so a slow stick never holds it
+rm -f /tmp/lock.out
+$FB lock /run/mount/extown.lock 40 >/tmp/lock.out 2>&1 &
+lp=$!
+for _ in $(seq 1 50); do grep -q locked /tmp/lock.out 2>/dev/null && break; sleep 0.1; done
+t0=$(date +%s)
+as_alice mount /media/stick >/tmp/lockwait.out 2>&1 &
+mp=$!
+sleep 3
+io=no
+sb_mounted && io=yes
+wait "$mp"
+rc=$?
+t1=$(date +%s)
+n=$(count_at /media/stick)
+kill "$lp" 2>/dev/null
+wait "$lp" 2>/dev/null
+msg=$(cat /tmp/lockwait.out)
+record lock_bounded "extown.lock held 40 s by root; alice: mount /media/stick" "$rc" "$msg (after $((t1 - t0)) s; superblock mounted while waiting: $io; $n mounts)"
+if [ "$rc" -eq 16 ] && [ $((t1 - t0)) -le 20 ] && [ "$n" -eq 0 ] && [ "$(utab_has /media/stick)" -eq 0 ]; then
+	pass lock.bounded_wait_exit_16
+else
+	fail lock.bounded_wait_exit_16 "exit $rc after $((t1 - t0)) s, $n mounts: $(oneline "$msg")"
+fi
+case $msg in
+*"locking failed"*) pass lock.says_locking_failed ;;
+*) fail lock.says_locking_failed "$(oneline "$msg")" ;;
+esac
+if [ "$io" = yes ]; then
+	pass lock.filesystem_mounted_before_lock
+else
+	fail lock.filesystem_mounted_before_lock "no ext4 superblock of vdb while the mount waited for the lock"
+fi
+unmount_all
+# a short hold: the mount goes on once the lock is free
+$FB lock /run/mount/extown.lock 3 >/tmp/lock.out 2>&1 &
+lp=$!
+for _ in $(seq 1 50); do grep -q locked /tmp/lock.out 2>/dev/null && break; sleep 0.1; done
+msg=$(as_alice mount /media/stick 2>&1)
+rc=$?
+wait "$lp" 2>/dev/null
+record lock_short "extown.lock held 3 s; alice: mount /media/stick" "$rc" "$msg"
+if [ "$rc" -eq 0 ] && [ "$(count_at /media/stick)" -eq 1 ] && idmapped_at /media/stick; then
+	pass lock.mounted_after_release
+else
+	fail lock.mounted_after_release "exit $rc, $(count_at /media/stick) mounts: $(oneline "$msg")"
+fi
+unmount_all
+
+# what the lock does not cover: a plain mount(2) of the same device on the
+# same mount point by another program (root's mount -i) between the
+# helper's check and its move_mount(): the idmapped mount is stacked on
+# it; each keeps its own utab entry (alice unmounts hers, not root's)
+hook_arm before-attach
+as_alice $HK /dev/vdb /media/stick -o $UOPTS >/tmp/plain.out 2>&1 &
+hp=$!
+prc=""
+if hook_wait before-attach; then
+	mount -i -t ext4 /dev/vdb /media/stick
+	prc=$?
+	hook_go before-attach
+else
+	hook_off before-attach
+fi
+wait "$hp"
+rc=$?
+n=$(count_at /media/stick)
+record plain_mount_race "hooked helper held before move_mount; root: mount -i ($prc)" "$rc" "$(cat /tmp/plain.out) ($n mounts)"
+if [ "$prc" = 0 ] && [ "$rc" -eq 0 ] && [ "$n" -eq 2 ] && idmapped_at /media/stick; then
+	pass plain_mount_race.stacked_on_top
+else
+	fail plain_mount_race.stacked_on_top "mount -i '$prc', helper exit $rc, $n mounts, top '$(opts_at /media/stick)': $(oneline "$(cat /tmp/plain.out)")"
+fi
+m1=$(as_alice umount /media/stick 2>&1)
+r1=$?
+m2=$(as_alice umount /media/stick 2>&1)
+r2=$?
+if [ "$r1" -eq 0 ] && [ "$r2" -ne 0 ] && [ "$(count_at /media/stick)" -eq 1 ] && ! idmapped_at /media/stick; then
+	pass plain_mount_race.alice_umounts_hers_only
+else
+	fail plain_mount_race.alice_umounts_hers_only "umount $r1 ($(oneline "$m1")), again $r2 ($(oneline "$m2")), $(count_at /media/stick) left"
+fi
+unmount_all
+
+# utab cannot be written (a full tmpfs on /run/mount): the mount stays and
+# the status and message are the plain path's (mount(8)'s: libmount 2.38
+# "filesystem was mounted, but any subsequent operation failed", 32; the
+# helper's user= record on 2.39+, "... failed to update userspace mount
+# table", 16), never 0
+full_run_mount() {
+	mount -t tmpfs -o size=12k tmpfs /run/mount
+	: >/run/mount/utab
+	dd if=/dev/zero of=/run/mount/fill bs=4k count=16 2>/dev/null
+}
+full_run_mount
+msgp=$(as_alice /usr/sbin/mount.ext4 /tmp/plain.img /media/img -o $UOPTS 2>&1)
+rcp=$?
+umount /run/mount
+full_run_mount
+msg=$(as_alice /usr/sbin/mount.ext4 /dev/vdb /media/stick -o $UOPTS 2>&1)
+rc=$?
+umount /run/mount
+n=$(count_at /media/stick)
+record utab_full "/run/mount full; alice: mount.ext4 /dev/vdb /media/stick (plain path, /media/img: exit $rcp, $(oneline "$msgp"))" "$rc" "$msg ($n mounts)"
+if [ "$rc" -eq "$rcp" ] && { [ "$rc" -eq 16 ] || [ "$rc" -eq 32 ]; } && [ "$n" -eq 1 ]; then
+	pass utab_full.status_as_plain_path
+else
+	fail utab_full.status_as_plain_path "exit $rc (plain path $rcp), $n mounts: $(oneline "$msg")"
+fi
+case $msg in
+*"filesystem was mounted, but"*) pass utab_full.says_mounted_but ;;
+*) fail utab_full.says_mounted_but "$(oneline "$msg")" ;;
+esac
+unmount_all
 sync

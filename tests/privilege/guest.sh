@@ -503,4 +503,216 @@ else
 	fail chown.to_bob_refused "exit $rc, owner now $(stat -c %u:%g /media/stick/alice-file)"
 fi
 unmount_all
+
+# --- utab, X-mount.*, inherited priorities (the helper with test hooks) --------
+# /tests/hooks/mount.ext4: the helper built with -DEXTOWN_TEST_HOOKS, setuid
+# root beside the real one: at a named point it waits while the FIFO
+# /run/extown-test/POINT exists (hook_arm), after creating POINT.here
+HK=/tests/hooks/mount.ext4
+mkdir -p /tests/hooks /run/extown-test
+cp /tests/mount.ext4-hooks $HK
+chown root:root $HK
+chmod 4755 $HK
+FB=/tests/fbtool
+UOPTS=rw,noexec,nosuid,nodev,user
+count_at() { awk -v t="$1" '$5 == t { n++ } END { print n + 0 }' /proc/self/mountinfo; }
+utab_n() { # TARGET: the utab entries that name it
+	awk -v t="TARGET=$1" '{ for (i = 1; i <= NF; i++) if ($i == t) n++ } END { print n + 0 }' \
+		/run/mount/utab 2>/dev/null || echo 0
+}
+hook_arm() { rm -f "/run/extown-test/$1" "/run/extown-test/$1.here"; mkfifo "/run/extown-test/$1"; }
+hook_wait() { # POINT: until the hooked helper waits there (20 s at most)
+	for _ in $(seq 1 200); do
+		[ -e "/run/extown-test/$1.here" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+hook_go() { echo go >"/run/extown-test/$1"; rm -f "/run/extown-test/$1" "/run/extown-test/$1.here"; }
+hook_off() { rm -f "/run/extown-test/$1" "/run/extown-test/$1.here"; }
+hooked_pid() {
+	for d in /proc/[0-9]*; do
+		[ "$(readlink "$d/exe" 2>/dev/null)" = $HK ] && { echo "${d#/proc/}"; return; }
+	done
+}
+oneline() { echo "$1" | awk 'NF { printf "%s%s", s, $0; s = " // " }' | head -c 400; }
+
+# utab.race: alice's own umount of the target lands between the helper's
+# start and its mount (the helper held before the mount); afterwards one
+# entry for her one mount, none once she has unmounted it, and root's next
+# mount there is not hers to unmount. The count inference wrote a second
+# entry (util-linux 2.38), which then went to root's mount.
+unmount_all
+as_alice mount /media/internal >/dev/null 2>&1
+first=$(count_at /media/internal)
+hook_arm before-mount
+as_alice $HK /dev/vdc /media/internal -o $UOPTS >/tmp/race.out 2>&1 &
+hp=$!
+umsg="" urc=""
+if hook_wait before-mount; then
+	umsg=$(as_alice umount /media/internal 2>&1)
+	urc=$?
+	hook_go before-mount
+else
+	hook_off before-mount
+fi
+wait "$hp"
+rc=$?
+n=$(count_at /media/internal)
+u=$(utab_n /media/internal)
+echo "utab.race | alice: mount /media/internal ($first); hooked helper held before its mount; alice: umount ($urc: $umsg) | exit $rc | $n mounts, $u utab entries | $(oneline "$(cat /tmp/race.out)")" >>"$ATT"
+if [ "$first" -eq 1 ] && [ "$urc" = 0 ] && [ "$rc" -eq 0 ] && [ "$n" -eq 1 ] && [ "$u" -eq 1 ]; then
+	pass utab.race.one_entry_for_one_mount
+else
+	fail utab.race.one_entry_for_one_mount "first mount $first, umount '$urc', helper exit $rc, $n mounts, $u utab entries: $(oneline "$(cat /tmp/race.out)")"
+fi
+msg=$(as_alice umount /media/internal 2>&1)
+rc=$?
+u=$(utab_n /media/internal)
+if [ "$rc" -eq 0 ] && [ "$(count_at /media/internal)" -eq 0 ] && [ "$u" -eq 0 ]; then
+	pass utab.race.no_entry_left
+else
+	fail utab.race.no_entry_left "umount exit $rc, $(count_at /media/internal) mounts, $u utab entries left ($(grep 'TARGET=/media/internal ' /run/mount/utab | tr '\n' ';')): $(oneline "$msg")"
+fi
+unmount_all
+mount /dev/vdc /media/internal
+msg=$(as_alice umount /media/internal 2>&1)
+rc=$?
+echo "utab.race.root_mount | root: mount /dev/vdc /media/internal; alice: umount | exit $rc | $(count_at /media/internal) mounts | $(oneline "$msg")" >>"$ATT"
+if [ "$rc" -ne 0 ] && [ "$(count_at /media/internal)" -eq 1 ]; then
+	pass utab.race.root_mount_not_alices
+else
+	fail utab.race.root_mount_not_alices "alice unmounted root's mount (exit $rc): $(oneline "$msg")"
+fi
+unmount_all
+
+# utab.gone: alice's umount lands after the mount, before its utab entry:
+# nothing is recorded for a mount that is gone, and the mount underneath
+# keeps its own entry (2.39+ stacks the second mount; 2.38 refuses it)
+as_alice mount /media/internal >/dev/null 2>&1
+hook_arm before-record
+as_alice $HK /dev/vdc /media/internal -o $UOPTS >/tmp/race.out 2>&1 &
+hp=$!
+held=no
+if hook_wait before-record; then
+	held=yes
+	umsg=$(as_alice umount /media/internal 2>&1)
+	urc=$?
+	hook_go before-record
+else
+	hook_off before-record
+fi
+wait "$hp"
+rc=$?
+n=$(count_at /media/internal)
+u=$(utab_n /media/internal)
+echo "utab.gone | held before the record: $held; alice's umount then: $urc $umsg | exit $rc | $n mounts, $u utab entries | $(oneline "$(cat /tmp/race.out)")" >>"$ATT"
+if [ "$n" -eq "$u" ]; then
+	pass utab.gone.entries_match_mounts
+else
+	fail utab.gone.entries_match_mounts "$n mounts, $u utab entries (held: $held, umount $urc, helper exit $rc)"
+fi
+while [ "$(count_at /media/internal)" -gt 0 ]; do
+	as_alice umount /media/internal >/dev/null 2>&1 || break
+done
+if [ "$(count_at /media/internal)" -eq 0 ] && [ "$(utab_n /media/internal)" -eq 0 ]; then
+	pass utab.gone.alice_umounts_all
+else
+	fail utab.gone.alice_umounts_all "$(count_at /media/internal) mounts, $(utab_n /media/internal) utab entries left"
+fi
+unmount_all
+
+# xmount.*: what restricted mount(8) refuses a user or does not let the
+# helper do (it never passes X-* to a helper) is not done as root for a
+# direct call: X-mount.mkdir of a missing mount point is refused
+# ("operation permitted for root only", 1) and nothing is created, also
+# through alice's symbolic link; every other X-mount.* is left out
+mkdir -p /media/xm /media/xe /media/xo /media/xs /media/xi /media/xa /home/alice/own
+chown $ALICE:$ALICE /home/alice/own
+ln -s /root /home/alice/own/lnk
+chown -h $ALICE:$ALICE /home/alice/own/lnk
+rm -rf /media/xm/new /root/made
+cat >>/etc/fstab <<'EOF'
+/dev/vdc /media/xm/new/dir ext4 user,noauto,X-mount.mkdir 0 0
+/dev/vdc /media/xm/low ext4 user,noauto,x-mount.mkdir=0777 0 0
+/dev/vdc /home/alice/own/lnk/made ext4 user,noauto,X-mount.mkdir 0 0
+/dev/vdc /media/xe ext4 user,noauto,X-mount.mkdir=0700 0 0
+/dev/vdc /media/xo ext4 user,noauto,X-mount.owner=1001,X-mount.group=1001,X-mount.mode=0777 0 0
+/dev/vdc /media/xs ext4 user,noauto,X-mount.subdir=lost+found 0 0
+/dev/vdc /media/xi ext4 user,noauto,X-mount.idmap=b:0:1000:1 0 0
+/dev/vdc /media/xa ext4 user,noauto,X-mount.auto-fstypes=ext4,X-mount.noloop,X-mount.nocanonicalize 0 0
+EOF
+for t in mkdir:/media/xm/new/dir:/media/xm/new mkdir_lowercase:/media/xm/low:/media/xm/low \
+	mkdir_symlink:/home/alice/own/lnk/made:/root/made; do
+	name=${t%%:*} rest=${t#*:}
+	mp=${rest%%:*} made=${rest#*:}
+	msg=$(as_alice $H /dev/vdc "$mp" -o $UOPTS 2>&1)
+	rc=$?
+	echo "xmount.$name | mount.ext4 /dev/vdc $mp (X-mount.mkdir, missing) | exit $rc | $(our_mounts | tr '\n' ';') | $(oneline "$msg")" >>"$ATT"
+	if [ "$rc" -eq 1 ] && [ ! -e "$made" ] && [ -z "$(our_mounts)" ]; then
+		pass "xmount.$name.refused_nothing_created"
+	else
+		fail "xmount.$name.refused_nothing_created" "exit $rc, $made $([ -e "$made" ] && echo created || echo absent): $(oneline "$msg")"
+	fi
+	case $msg in
+	*"permitted for root only"*) pass "xmount.$name.says_root_only" ;;
+	*) fail "xmount.$name.says_root_only" "$(oneline "$msg")" ;;
+	esac
+	unmount_all
+done
+msg=$(as_alice mount /media/xm/new/dir 2>&1)
+rc=$?
+if [ "$rc" -eq 1 ] && [ ! -e /media/xm/new ]; then
+	pass xmount.mkdir_mount8.refused_nothing_created
+else
+	fail xmount.mkdir_mount8.refused_nothing_created "exit $rc: $(oneline "$msg")"
+fi
+unmount_all
+# xmount_direct NAME MP CHECK: alice's direct call mounts; CHECK (a command
+# given MP) says root did nothing the option asks for
+xmount_direct() {
+	msg=$(as_alice $H /dev/vdc "$2" -o $UOPTS 2>&1)
+	rc=$?
+	echo "xmount.$1 | mount.ext4 /dev/vdc $2 | exit $rc | $(our_mounts | tr '\n' ';') | $(oneline "$msg")" >>"$ATT"
+	if [ "$rc" -eq 0 ] && [ "$(count_at "$2")" -eq 1 ] && "$3" "$2"; then
+		pass "xmount.$1.mounted_option_not_applied"
+	else
+		fail "xmount.$1.mounted_option_not_applied" "exit $rc, $(count_at "$2") mounts, $($3 "$2" && echo check ok || echo check failed): $(oneline "$msg")"
+	fi
+	unmount_all
+}
+not_0700() { [ "$(stat -c %a "$1")" != 700 ]; }
+not_chowned() { [ "$(stat -c %u:%g:%a "$1")" != 1001:1001:777 ] && [ "$(stat -c %u "$1")" != 1001 ]; }
+root_is_fs_root() { awk -v t="$1" '$5 == t { r = $4 } END { exit r != "/" }' /proc/self/mountinfo; }
+not_idmapped() { ! awk -v t="$1" '$5 == t { print $6 }' /proc/self/mountinfo | grep -q idmapped; }
+mounted_ok() { [ -d "$1" ]; }
+xmount_direct mkdir_existing /media/xe not_0700
+xmount_direct owner_group_mode /media/xo not_chowned
+xmount_direct subdir /media/xs root_is_fs_root
+xmount_direct idmap /media/xi not_idmapped
+xmount_direct auto_fstypes_noloop_nocanonicalize /media/xa mounted_ok
+
+# priorities: a caller's SCHED_IDLE, nice 19 and idle I/O class do not
+# reach the setuid helper (held before its mount, read from outside)
+unmount_all
+hook_arm before-mount
+$FB exec --sched-idle --nice 19 --ioprio-idle setpriv --reuid=$ALICE --regid=$ALICE --init-groups \
+	$HK /dev/vdc /media/internal -o $UOPTS >/tmp/prio.out 2>&1 &
+hp=$!
+got=""
+if hook_wait before-mount; then
+	got=$($FB sched "$(hooked_pid)" 2>&1)
+	hook_go before-mount
+else
+	hook_off before-mount
+fi
+wait "$hp"
+rc=$?
+echo "priorities | SCHED_IDLE, nice 19, ioprio idle: mount.ext4 (hooked) | exit $rc | $got | $(oneline "$(cat /tmp/prio.out)")" >>"$ATT"
+if [ "$got" = "policy 0 nice 0 ioprio 0" ] && [ "$rc" -eq 0 ]; then
+	pass priorities.reset_in_helper
+else
+	fail priorities.reset_in_helper "while held: '$got' (want policy 0 nice 0 ioprio 0), exit $rc"
+fi
+unmount_all
 sync

@@ -19,9 +19,28 @@
 #           with debugfs the on-disk owners of the files the guest created
 #           (they must be what the helper's message said) and checks that
 #           alice's diary on the "swap" stick is unchanged.
+# soak      tests/privilege/guest-soak.sh on the patched kernel
+#           (privilege.soak.patched.*), and on the unpatched one
+#           (soak-fallback: privilege.soak.fallback.*, the tagged sticks
+#           idmapped): four users and root mount, umount, mount -f,
+#           remount and call the helper directly at once on four sticks
+#           for EXTOWN_SOAK_SECONDS (60) seconds or EXTOWN_SOAK_OPS (1000)
+#           operations per worker, random helpers killed with SIGKILL;
+#           then utab against the live mounts, locks, e2fsck; the counts
+#           of operations and outcomes go to the log.
+#           EXTOWN_SOAK_BREAK=count runs the soak with the helper built
+#           with tests/privilege/break-count-inference.patch (the count
+#           inference of user= entries put back; host release only): the
+#           soak must fail then.
+#           A selection (tests/run privilege:PATTERN) boots the soak VMs
+#           only when a pattern contains "soak", and only those when
+#           every pattern does.
 #
 # The helper is built as it is installed (configure --prefix=/usr
-# --sysconfdir=/etc, out of tree).
+# --sysconfdir=/etc, out of tree); beside it, the same source with
+# -DEXTOWN_TEST_HOOKS (/tests/hooks/mount.ext4 in the guests: it waits at
+# named points of mounter.c while a FIFO /run/extown-test/POINT exists,
+# so that a test can act inside a window a few microseconds wide).
 #
 # The guests run the host's util-linux (mount(8), umount(8), setpriv,
 # libmount) and the helper built on the host; then the same two runs again
@@ -38,7 +57,8 @@
 # vm-fallback/guest/guest-fallback/attempts files list every attempt with
 # its exit status and message). EXTOWN_PRIVILEGE_SRC=TREE builds the helper
 # from another checkout (e.g. a `git worktree` of an older commit);
-# EXTOWN_PRIVILEGE_RUNS="patched fallback" (the default) picks the runs;
+# EXTOWN_PRIVILEGE_RUNS="patched fallback soak soak-fallback" (the
+# default) picks the runs;
 # EXTOWN_PRIVILEGE_KERNEL_UNPATCHED=BZIMAGE boots that kernel for the
 # fallback run instead of tools/kernel/build-kernel.sh unpatched;
 # EXTOWN_GUEST_RELEASE=REL makes only the runs of REL's userspace (with
@@ -57,7 +77,7 @@ top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 harness_init privilege privilege
 
 src=${EXTOWN_PRIVILEGE_SRC:-$top}
-runs=${EXTOWN_PRIVILEGE_RUNS:-patched fallback}
+runs=${EXTOWN_PRIVILEGE_RUNS:-patched fallback soak soak-fallback}
 want_run() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 
 # The helper as it is installed: /usr/sbin/mount.ext4, policy /etc/extown.conf;
@@ -65,6 +85,20 @@ want_run() { case " $runs " in *" $1 "*) return 0 ;; esac; return 1; }
 # release's build tree and a helper built there
 helper='' initrd_root=()
 release_guest "$src" privilege-helper helper initrd_root
+# the same helper with the test hooks (-DEXTOWN_TEST_HOOKS: mounter.c waits
+# at named points while a FIFO under /run/extown-test exists), installed in
+# the guests beside the real one as /tests/hooks/mount.ext4; never the
+# installed helper
+if [ -z "${EXTOWN_GUEST_RELEASE:-}" ]; then
+	CPPFLAGS=-DEXTOWN_TEST_HOOKS "$top/tools/build-helper.sh" --src "$src" "$work/privilege-hooks" \
+		>/dev/null || harness_fail "cannot build mount.ext4 with the test hooks"
+	cp "$work/privilege-hooks/mount.ext4" "$work/mount.ext4-hooks"
+else
+	"$top/tools/in-build-root.sh" "$EXTOWN_GUEST_RELEASE" env CPPFLAGS=-DEXTOWN_TEST_HOOKS \
+		"$top/tools/build-helper.sh" "$top/build/privilege-hooks" >&2 ||
+		harness_fail "cannot build mount.ext4 with the test hooks in $EXTOWN_GUEST_RELEASE's build tree"
+	cp "$top/build/$EXTOWN_GUEST_RELEASE/privilege-hooks/mount.ext4" "$work/mount.ext4-hooks"
+fi
 gcc -std=gnu11 -Wall -Wextra -Werror -shared -fPIC -o "$work/preload.so" \
 	"$top/tests/privilege/preload.c" || harness_fail "cannot build tests/privilege/preload.c"
 gcc -std=gnu11 -Wall -Wextra -Werror -O2 -o "$work/fbtool" "$top/tests/privilege/fbtool.c" ||
@@ -88,6 +122,7 @@ run_patched() {
 	cp --sparse=always "$work/images/ext4.img" "$work/stick.img"
 	cp --sparse=always "$work/images/ext3.img" "$work/internal.img"
 	"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$helper" --file "$work/preload.so" \
+		--file "$work/mount.ext4-hooks" --file "$work/fbtool" \
 		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" \
 		"$work/initramfs.cpio.gz" "$top/tests/privilege/guest.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed"
@@ -120,6 +155,7 @@ run_fallback() {
 	mkfs.ext4 -q -F -d "$stage" -E root_owner=1001:1001 -U 6a6b0e00-0000-4000-8000-000000000018 \
 		-L swap "$work/fb-swap.img" 32M || harness_fail "mkfs.ext4 of the swap stick failed"
 	"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$helper" --file "$work/fbtool" \
+		--file "$work/mount.ext4-hooks" \
 		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" "$work/initramfs-fallback.cpio.gz" \
 		"$top/tests/privilege/guest-fallback.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed (fallback)"
@@ -149,7 +185,89 @@ run_fallback() {
 	done
 }
 
-want_run patched && run_patched
-want_run fallback && run_fallback
+# run_soak patched|fallback: tests/privilege/guest-soak.sh on that kernel,
+# four fresh ext4 sticks (root directory 1234:1234), the helper (or, with
+# EXTOWN_SOAK_BREAK=count, the one built with
+# tests/privilege/break-count-inference.patch applied); the counts of
+# operations and outcomes into the log; the images checked by e2fsck
+run_soak() {
+	local kind=$1 kernel rc=0 i img soak_helper=$helper
+	local secs=${EXTOWN_SOAK_SECONDS:-60} ops=${EXTOWN_SOAK_OPS:-1000}
+	local -a imgs=()
+	if [ "$kind" = patched ]; then
+		kernel=$("$top/tools/kernel/build-kernel.sh" patched | tail -n 1) ||
+			harness_fail "tools/kernel/build-kernel.sh patched failed"
+	elif [ -n "${EXTOWN_PRIVILEGE_KERNEL_UNPATCHED:-}" ]; then
+		kernel=$EXTOWN_PRIVILEGE_KERNEL_UNPATCHED
+	else
+		kernel=$("$top/tools/kernel/build-kernel.sh" unpatched | tail -n 1) ||
+			harness_fail "tools/kernel/build-kernel.sh unpatched failed"
+	fi
+	[ -f "$kernel" ] || harness_fail "no bzImage for the $kind soak"
+	[ -z "${EXTOWN_SOAK_BREAK:-}" ] || soak_helper=$(broken_helper)
+	for i in 1 2 3 4; do
+		img=$work/soak-$kind-$i.img
+		rm -f "$img"
+		mkfs.ext4 -q -F -E root_owner=1234:1234 "$img" 32M ||
+			harness_fail "mkfs.ext4 of soak stick $i failed"
+		imgs+=("$img")
+	done
+	"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$soak_helper" --file "$work/fbtool" \
+		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" \
+		"$work/initramfs-soak.cpio.gz" "$top/tests/privilege/guest-soak.sh" >/dev/null ||
+		harness_fail "tools/vm/mkinitramfs.sh failed (soak)"
+	"$top/tools/vm/run-vm.sh" --out "$work/vm-soak-$kind" --args "$secs,$ops" "$kernel" \
+		"$work/initramfs-soak.cpio.gz" "${imgs[@]}" $((secs + 900)) >/dev/null || rc=$?
+	guest_results "$work/vm-soak-$kind" guest-soak "privilege.soak.$kind" "$rc" || return 0
+	log "soak $kind counts:"
+	sed 's/^/    /' "$work/vm-soak-$kind/guest/guest-soak/counts" >&2
+	log "soak $kind state at the end, and what the check found:"
+	sed 's/^/    /' "$work/vm-soak-$kind/guest/guest-soak/state" \
+		"$work/vm-soak-$kind/guest/guest-soak/problems" >&2
+	log "soak $kind: VM run $(cat "$work/vm-soak-$kind/boot-seconds" 2>/dev/null) s"
+	for i in 1 2 3 4; do
+		ondisk_fsck "privilege.soak.$kind.host_e2fsck_clean.$i" "${imgs[$((i - 1))]}"
+	done
+}
+
+# broken_helper: the helper with EXTOWN_SOAK_BREAK's patch applied (count:
+# tests/privilege/break-count-inference.patch, the count inference of
+# user= entries put back), built from a copy of the source; its path
+broken_helper() {
+	local patch
+	case $EXTOWN_SOAK_BREAK in
+	count) patch=$top/tests/privilege/break-count-inference.patch ;;
+	*) harness_fail "EXTOWN_SOAK_BREAK: '$EXTOWN_SOAK_BREAK' is not 'count'" ;;
+	esac
+	[ -z "${EXTOWN_GUEST_RELEASE:-}" ] ||
+		harness_fail "EXTOWN_SOAK_BREAK is for the host's release only"
+	if [ ! -x "$work/broken-build/mount.ext4" ]; then
+		rm -rf "$work/broken-src"
+		mkdir -p "$work/broken-src"
+		tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$work/broken-src" -xf -
+		patch -d "$work/broken-src" -p1 <"$patch" >&2 || harness_fail "$patch does not apply"
+		harness_build_helper "$work/broken-src" "$work/broken-build"
+		log "soak helper built with $patch"
+	fi
+	echo "$work/broken-build/mount.ext4"
+}
+
+# the runs a selection wants: none of the soak's when no pattern names it,
+# only the soak's when every pattern does
+soak_only=no soak_wanted=yes
+if [ -n "${EXTOWN_TEST_FILTER:-}" ]; then
+	soak_only=yes soak_wanted=no
+	for p in $EXTOWN_TEST_FILTER; do
+		case $p in *soak*) soak_wanted=yes ;; *) soak_only=no ;; esac
+	done
+fi
+if [ "$soak_only" = no ]; then
+	want_run patched && run_patched
+	want_run fallback && run_fallback
+fi
+if [ "$soak_wanted" = yes ]; then
+	want_run soak && run_soak patched
+	want_run soak-fallback && run_soak fallback
+fi
 [ -n "${EXTOWN_GUEST_RELEASE:-}" ] || release_children privilege "$0"
 exit 0

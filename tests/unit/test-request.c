@@ -168,6 +168,24 @@ TEST(t_passthrough_and_loop_opts, "helper.H9.passthrough_and_loop_options")
 	return 0;
 }
 
+TEST(t_drop_x_mount, "helper.H8.x_mount_options_dropped_for_users")
+{
+	char *o = strdup("rw,X-mount.mkdir=0700,user=alice,x-mount.mkdir,X-mount.subdir=a,"
+			 "X-mount.idmap=\"b:0:1000:1\",X-mount.owner=0,X-mount.group=0,"
+			 "X-mount.mode=4777,X-mount.auto-fstypes=ext4,X-mount.noloop,"
+			 "X-mount.nocanonicalize,X-mount.future=1,x-gvfs-show,X-mount.mkdir,"
+			 "X-mountx=1,nosuid");
+
+	CHECK(o && opts_drop_x_mount(&o) == 12, "not 12 dropped: '%s'", o);
+	CHECK(o && strcmp(o, "rw,user=alice,x-gvfs-show,X-mountx=1,nosuid") == 0,
+	      "left: '%s'", o);
+	free(o);
+	o = strdup("rw,nosuid");
+	CHECK(o && opts_drop_x_mount(&o) == 0 && strcmp(o, "rw,nosuid") == 0, "changed: '%s'", o);
+	free(o);
+	return 0;
+}
+
 static const gid_t gids_1000[] = { 1000, 24 };
 
 TEST(t_h4_uid0_refused, "helper.H4.user_cannot_request_uid0")
