@@ -485,6 +485,39 @@ suite_setid() {
 	klog "$l set-id" >/dev/null
 }
 
+# What the idmapped-mount fallback (kernels without the options) leaves:
+# the helper's map shows the stick's owner X (1234) as the caller; the
+# caller may then chmod +s a file of X, and the bits reach the disk with
+# X as owner (no kernel hook strips them there). nosuid, which the helper
+# forces, is what keeps them from taking effect on this machine.
+suite_idmap_setid() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1 i=/mnt/$1.2
+	r=$($VMTOOL mount "$dev" "$m" "$t" "")
+	check_eq "$l.K14.fallback.plain_mount" "mount without options" OK "$r"
+	[ "$r" = OK ] || return
+	cp /tests/vmtool "$m/fallback_prog"
+	chown 1234:1234 "$m/fallback_prog"
+	r=$($VMTOOL idmap "$m" "$i" "0:0:1000,1234:$ALICE:1")
+	check_eq "$l.K14.fallback.idmapped_mount" "idmapped bind mount 1234 -> $ALICE" OK "$r"
+	if [ "$r" = OK ]; then
+		check_eq "$l.K14.fallback.shown_as_caller" "owner of file there" "$ALICE:$ALICE" "$(owner "$i/file")"
+		check_eq "$l.K14.fallback.caller_chmod_setid_kept" "alice: chmod 6755 file there, then its mode" \
+			OK/6755 "$($VMTOOL runas $ALICE $ALICE $VMTOOL chmod "$i/file" 6755)/$(mode "$i/file")"
+		$VMTOOL runas $ALICE $ALICE $VMTOOL chmod "$i/fallback_prog" 4755 >/dev/null
+		check_eq "$l.K14.fallback.setuid_exec_without_nosuid" "euid of bob running fallback_prog there" \
+			$ALICE "$($VMTOOL runas $BOB $BOB "$i/fallback_prog" euid)"
+		r=$(mount -o remount,bind,nosuid "$i" 2>&1 && echo OK)
+		check_eq "$l.K14.fallback.remount_nosuid" "remount,bind,nosuid of the idmapped mount" OK "$r"
+		[ "$r" = OK ] && check_eq "$l.K14.fallback.setuid_exec_nosuid" \
+			"euid of bob running fallback_prog under nosuid" $BOB \
+			"$($VMTOOL runas $BOB $BOB "$i/fallback_prog" euid)"
+		umount "$i"
+	fi
+	printf '%s\n' "$l file 6755" "$l fallback_prog 4755" >>"$MODES"
+	echo "$l fallback_prog 1234 1234" >>"$EXP"
+	umount "$m"
+}
+
 # The same workload without options, on the patched and the unpatched
 # kernel: the host compares the two images' owners (K11).
 suite_plain() {

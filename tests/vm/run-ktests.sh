@@ -107,6 +107,7 @@ declare -A suite_labels=(
 	[quota_feature]="K9"
 	[noquota]="K9 K3"
 	[setid]="K14 K2"
+	[idmap_setid]="K14 K2"
 	[plain]="K11"
 )
 host_labels="K2 K3 K10 K12 K14"
@@ -243,9 +244,11 @@ for b in $bases; do
 
 	if runs "$b" unpatched "unpatched kernel" && run_vm "$b/unpatched" unpatched \
 		"plain4:ext4:ext4:plain" \
-		"plain2:ext2:ext2:plain"; then
+		"plain2:ext2:ext2:plain" \
+		"idmap4:ext4:ext4:idmap_setid"; then
 		check_image "$b/unpatched" plain4 ext4 changed created
 		check_image "$b/unpatched" plain2 ext2 changed created
+		check_image "$b/unpatched" idmap4 ext4 preserved created
 	fi
 
 	# K11: no options, same workload -> same inodes on disk with and without
