@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * kernel-support.c - K10: does the running kernel take uid=/gid= for ext2,
- * ext3, ext4? Only looks whether sysfs files exist and reads the module
- * lists.
+ * ext3, ext4? Asks the driver with fsopen(2) and fsconfig(2), which touch
+ * no device; where that cannot tell, looks whether sysfs files exist and
+ * reads the module lists.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -59,12 +63,46 @@ bool kernel_supports_override(const struct kernel_paths *kp, const char *fstype)
 	return exists(kp->sysfs, "fs/ext4/features/uid_gid_override");
 }
 
+/* fsconfig(FD, FSCONFIG_SET_STRING, KEY, VALUE): 0, or the errno */
+static int set_string(int fd, const char *key, const char *value)
+{
+	return fsconfig(fd, FSCONFIG_SET_STRING, key, value, 0) == 0 ? 0 : errno;
+}
+
+int kernel_probe_override(const char *fstype)
+{
+	int fd, ret = -1;
+
+	if (strcmp(fstype, "ext2") != 0 && strcmp(fstype, "ext3") != 0 &&
+	    strcmp(fstype, "ext4") != 0)
+		return 0;
+	fd = fsopen(fstype, FSOPEN_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* a driver on the legacy mount API takes any key here */
+	if (set_string(fd, "x-extown-no-such-key", "1") == EINVAL) {
+		switch (set_string(fd, "uid", "0")) {
+		case 0:
+			ret = 1;
+			break;
+		case EINVAL:
+			ret = 0;
+			break;
+		}
+	}
+	close(fd);
+	return ret;
+}
+
 bool kernel_supports_override_running(const char *fstype)
 {
 	struct utsname u;
 	char modules[PATH_MAX] = "";
 	struct kernel_paths kp = { SYSFS_ROOT, modules };
+	int probed = kernel_probe_override(fstype);
 
+	if (probed >= 0)
+		return probed;
 	if (uname(&u) == 0)
 		snprintf(modules, sizeof(modules), "%s/%s", MODULES_ROOT, u.release);
 	return kernel_supports_override(&kp, fstype);

@@ -354,6 +354,22 @@ static int request_from_user(const char *prog, const struct request *rq,
 	return refuse_mkdir(prog, mr);
 }
 
+/*
+ * K10 for FSTYPE, with effective uid 0 for the fsopen(2) probe (which needs
+ * CAP_SYS_ADMIN and touches no device); without it, the sysfs files tell.
+ */
+static bool kernel_supports(const char *fstype)
+{
+	uid_t euid;
+	bool ret;
+
+	if (euid_root(&euid))
+		return kernel_supports_override_running(fstype);
+	ret = kernel_supports_override_running(fstype);
+	euid_back(euid);
+	return ret;
+}
+
 /* H2, H3, H5-H7, H9: who owns the files; *opts rewritten accordingly */
 static int decide_owner(const char *prog, const struct caller *c,
 			const struct policy *policy, struct mount_request *mr,
@@ -388,7 +404,7 @@ static int decide_owner(const char *prog, const struct caller *c,
 		 * may need the fallback: the module lists are read for nothing
 		 * else */
 		.kernel_support = (dev.removable || ids) &&
-				  kernel_supports_override_running(mr->plan.fstype),
+				  kernel_supports(mr->plan.fstype),
 		.mount8_idmaps = mount8_idmaps,
 		.policy = policy,
 	};

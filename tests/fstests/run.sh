@@ -26,7 +26,7 @@
 #   --disk-gib N       size of TEST_DEV and SCRATCH_DEV (sparse; default 3)
 #   --out DIR          results (default build/fstests/RUN-STAMP in the clone)
 #
-# tests/fstests/patches/*.patch (extown's own fstests tests, e.g. ext4/309
+# kernel-patches/fstests/*.patch (extown's own fstests tests, e.g. ext4/309
 # for uid= and gid=) are applied to the copy of the checkout that goes into
 # the guest; list them in --list to run them.
 #
@@ -111,16 +111,16 @@ root=$work/root
 cp -a "$tree" "$root"
 mkdir -p "$root/opt/fstests"
 tar -C "$fst" --exclude=./.git --exclude=./results --exclude=./local.config -cf - . | tar -C "$root/opt/fstests" -xf -
-# extown's own fstests tests (tests/fstests/patches/*.patch, git
+# extown's own fstests tests (kernel-patches/fstests/*.patch, git
 # format-patch against the fstests commit of docs/fstests.md), into the
 # copy: the checkout itself is left as it is
-for p in "$top"/tests/fstests/patches/*.patch; do
+for p in "$top"/kernel-patches/fstests/*.patch; do
 	[ -f "$p" ] || continue
 	if ! (cd "$root/opt/fstests" && git apply --whitespace=nowarn "$p") >&2; then
 		if (cd "$root/opt/fstests" && git apply -R --check "$p") 2>/dev/null; then
 			log "$(basename "$p") is already in $fst"
 		else
-			die "tests/fstests/patches/$(basename "$p") does not apply to $fst"
+			die "kernel-patches/fstests/$(basename "$p") does not apply to $fst"
 		fi
 	fi
 	# check only runs tests of tests/DIR/group.list, which fstests' make

@@ -1,6 +1,6 @@
 #!/bin/sh
 # shellcheck shell=dash
-# In-guest kernel tests for the uid=/gid= mount options (K1-K13 of
+# In-guest kernel tests for the uid=/gid= mount options (K1-K14 of
 # docs/semantics.md), run by busybox ash inside the test VM.
 #
 #   ktests-guest.sh OUTDIR MODE LABEL:DEVICE:FSTYPE:SUITE[+SUITE...]...
@@ -12,6 +12,9 @@
 # Writes to OUTDIR:
 #   results   one line per test: "PASS name" or "FAIL name: why"
 #   expect    "LABEL PATH UID GID" owners the host must find on disk
+#   modes     "LABEL PATH MODE" modes (octal) the host must find on disk
+#   deleted   "LABEL PATH UID GID" owners the host must find on the inode
+#             PATH had in the image's manifest, deleted in the VM
 #   dmesg     the kernel messages, chunk by chunk with the test they follow
 # Host-side truth (debugfs, e2fsck) is checked by tests/vm/run-ktests.sh.
 set -u
@@ -21,18 +24,23 @@ MODE=$2
 shift 2
 RES=$OUT/results
 EXP=$OUT/expect
+MODES=$OUT/modes
+DELETED=$OUT/deleted
 KLOG=$OUT/dmesg
 VMTOOL=/tests/vmtool
 ALICE=1000
 BOB=1001
 : >"$RES"
 : >"$EXP"
+: >"$MODES"
+: >"$DELETED"
 : >"$KLOG"
 
 T_RESULTS=$RES
 # shellcheck source=tests/lib/results.sh
 . /tests/results.sh
 owner() { stat -c '%u:%g' "$1" 2>&1; }
+mode() { stat -c '%a' "$1" 2>&1; }
 # Kernel messages since the last call, also kept in the dmesg file.
 klog() {
 	dmesg -c >"$OUT/.k" 2>/dev/null
@@ -63,10 +71,40 @@ k10_feature() {
 	fi
 	check_eq "kernel.K10.ext4_feature_file" "content of /sys/fs/ext4/features/uid_gid_override" \
 		supported "$(cat /sys/fs/ext4/features/uid_gid_override 2>&1)"
-	if grep -qw ext2 /proc/filesystems && [ -d /sys/fs/ext2 ]; then
+	grep -qw ext2 /proc/filesystems || return
+	# a legacy-API ext2 (fs/ext2 of 6.1 and 6.12) cannot be asked with
+	# fsconfig: its patch keeps the sysfs file; on the mount API there is
+	# none
+	if [ "$($VMTOOL fsconfig ext2 extown_no_such_key 1 | head -n 1)" = OK ]; then
 		check_eq "kernel.K10.ext2_feature_file" "content of /sys/fs/ext2/features/uid_gid_override" \
 			supported "$(cat /sys/fs/ext2/features/uid_gid_override 2>&1)"
+	else
+		check_eq "kernel.K10.no_ext2_sysfs" "/sys/fs/ext2 exists" no \
+			"$([ -e /sys/fs/ext2 ] && echo yes || echo no)"
 	fi
+}
+
+# K10: fsopen(TYPE) + fsconfig(FSCONFIG_SET_STRING, "uid", ...) tells
+# whether TYPE takes uid=, before any device is touched. A type on the
+# legacy mount API (fs/ext2 before 6.x's conversion) takes any key there,
+# so the probe says nothing about it: checked with a key no filesystem has.
+k10_probe() {
+	for t in ext4 ext3 ext2; do
+		grep -qw "$t" /proc/filesystems || continue
+		r=$($VMTOOL fsconfig "$t" extown_no_such_key 1 | head -n 1)
+		if [ "$r" = OK ]; then
+			skip "kernel.K10.fsconfig_probe_$t" "-t $t is on the legacy mount API (takes any key)"
+			continue
+		fi
+		r=$($VMTOOL fsconfig "$t" uid $ALICE)
+		if [ "$MODE" = unpatched ]; then
+			check_eq "kernel.K10.fsconfig_probe_${t}_unpatched" "fsconfig -t $t uid=$ALICE" \
+				"EINVAL/Unknown parameter 'uid'" \
+				"$(echo "$r" | head -n 1)/$(echo "$r" | grep -o "Unknown parameter 'uid'")"
+		else
+			check_eq "kernel.K10.fsconfig_probe_$t" "fsconfig -t $t uid=$ALICE" OK "$r"
+		fi
+	done
 }
 
 # The tree every image starts with (tools/vm/mkimages.sh).
@@ -303,6 +341,21 @@ suite_bad_values() {
 			"$(echo "$k" | grep -q "$key" && echo yes || echo no)"
 		[ "$r" = OK ] && umount "$m"
 	done
+	# An fsconfig(2) caller reads the message from its context fd (not on
+	# the legacy mount API, which takes any key and parses at mount time).
+	if [ "$($VMTOOL fsconfig "$t" extown_no_such_key 1 | head -n 1)" = OK ]; then
+		skip "$l.K8.fsconfig_message" "-t $t is on the legacy mount API"
+		return
+	fi
+	for v in "uid abc" "gid 1:2:3" "uid 4294967295"; do
+		key=${v%% *} val=${v#* }
+		n=$l.K8.fsconfig_${key}_$(echo "$val" | tr -c '0-9a-z\n' _)
+		r=$($VMTOOL fsconfig "$t" "$key" "$val")
+		check_eq "$n.refused" "fsconfig $key=$val" EINVAL "$(echo "$r" | head -n 1)"
+		check_eq "$n.message_on_fd" "message read from the fsopen fd" "Invalid $key value: $val" \
+			"$(echo "$r" | sed -n 's/^e [a-z0-9]*: //p' | head -n 1)"
+	done
+	klog "$l fsconfig" >/dev/null
 }
 
 # K9: the override and quota do not mix.
@@ -321,6 +374,148 @@ suite_quota_feature() {
 	r=$($VMTOOL mount "$dev" "$m" "$t" "")
 	check_eq "$l.K9.quota_feature_mounts_without_uid" "plain mount of the quota image" OK "$r"
 	[ "$r" = OK ] && umount "$m"
+}
+
+# K9: a superblock whose default mount options carry usrquota (tune2fs -E
+# mount_opts=usrquota on the host) refuses uid= alone, but takes
+# uid=,noquota. Then K14's neighbour: the high 16 bits of a deleted inode's
+# owner are zeroed as without the options (the host reads the inode).
+suite_noquota() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	refused_mount "$l.K9.sb_usrquota_refused" "$l.K9.sb_usrquota_message" \
+		"$l: mount -o uid=$ALICE with usrquota in the superblock" EINVAL quota "$dev" "$m" "$t" "uid=$ALICE"
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,noquota")
+	klog "$l uid=,noquota" >/dev/null
+	check_eq "$l.K9.sb_usrquota_noquota_mounts" "mount -o uid=$ALICE,noquota" OK "$r"
+	[ "$r" = OK ] || return
+	o=$(mount_opts "$m")
+	check_eq "$l.K9.noquota_no_quota_option" "usrquota in '$o'" no "$(has_opt "$o" usrquota)"
+	rm -f "$m/high"
+	echo "$l high 4464 4464" >>"$DELETED"
+	umount "$m"
+}
+
+# K14: no set-id bit reaches the disk under ids that did not set it. A
+# chmod or a creation by a caller who is not the owner on disk leaves no
+# S_ISUID there, and by one outside the group on disk no S_ISGID;
+# CAP_FSETID (root) keeps them, and the caller's own ids (uid=N with M = N,
+# the caller's group) too. Set-id files already on the medium show as they
+# are; exec honours them only without nosuid, as the shown owner. The host
+# reads the modes back with debugfs ("modes").
+suite_setid() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	alice() { $VMTOOL runas $ALICE $ALICE "$@"; }
+	# a set-uid file of 1234's on the medium, made without options
+	r=$($VMTOOL mount "$dev" "$m" "$t" "")
+	check_eq "$l.K14.plain_mount" "mount without options" OK "$r"
+	[ "$r" = OK ] || return
+	cp /tests/vmtool "$m/setid_old"
+	chown 1234:1234 "$m/setid_old"
+	chmod 6755 "$m/setid_old"
+	umount "$m"
+
+	r=$(mount -t "$t" -o "nosuid,uid=$ALICE,gid=$ALICE" "$dev" "$m" 2>&1 && echo OK)
+	check_eq "$l.K14.mount_nosuid" "mount -o nosuid,uid=$ALICE,gid=$ALICE" OK "$r"
+	if [ "$r" = OK ]; then
+		check_eq "$l.K14.old_setid_shown" "mode of setid_old" 6755 "$(mode "$m/setid_old")"
+		check_eq "$l.K14.old_setid_nosuid_exec" "euid of bob running setid_old under nosuid" $BOB \
+			"$($VMTOOL runas $BOB $BOB "$m/setid_old" euid)"
+		umount "$m"
+	fi
+
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,gid=$ALICE")
+	check_eq "$l.K14.mount_uid_n" "mount -o uid=$ALICE,gid=$ALICE" OK "$r"
+	[ "$r" = OK ] || return
+	check_eq "$l.K14.old_setid_exec_as_shown_owner" \
+		"euid of bob running setid_old without nosuid" $ALICE \
+		"$($VMTOOL runas $BOB $BOB "$m/setid_old" euid)"
+	# alice, shown owner of everything, on 1234's files
+	check_eq "$l.K14.chmod_foreign_ok" "alice: chmod 6755 file (1234:1234 on disk)" OK \
+		"$(alice $VMTOOL chmod "$m/file" 6755)"
+	check_eq "$l.K14.chmod_foreign_stripped" "mode of file" 755 "$(mode "$m/file")"
+	check_eq "$l.K14.chmod_old_setid_stripped" "alice: chmod 6755 setid_old, then its mode" OK/755 \
+		"$(alice $VMTOOL chmod "$m/setid_old" 6755)/$(mode "$m/setid_old")"
+	# her own: written as 1000:1000, she is in group 1000
+	check_eq "$l.K14.create_own_setid_kept" "alice: create setid_own 6755, then its mode" OK/6755 \
+		"$(alice $VMTOOL create "$m/setid_own" 6755)/$(mode "$m/setid_own")"
+	alice $VMTOOL create "$m/setid_own2" 0755 >/dev/null
+	check_eq "$l.K14.chmod_own_setid_kept" "alice: chmod 6755 setid_own2, then its mode" OK/6755 \
+		"$(alice $VMTOOL chmod "$m/setid_own2" 6755)/$(mode "$m/setid_own2")"
+	# root has CAP_FSETID
+	check_eq "$l.K14.root_chmod_foreign_kept" "root: chmod 6755 secret, then its mode" OK/6755 \
+		"$($VMTOOL chmod "$m/secret" 6755)/$(mode "$m/secret")"
+	printf '%s\n' "$l file 755" "$l setid_old 755" "$l setid_own 6755" \
+		"$l setid_own2 6755" "$l secret 6755" >>"$MODES"
+	printf '%s\n' "$l setid_own $ALICE $ALICE" "$l setid_own2 $ALICE $ALICE" \
+		"$l setid_old 1234 1234" >>"$EXP"
+	umount "$m"
+
+	# uid=N:M: new inodes are M's on disk, not alice's
+	for ids in 3000:3001 0:0; do
+		du=${ids%:*} dg=${ids#*:} s=$(echo "$ids" | tr : _)
+		r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE:$du,gid=$ALICE:$dg")
+		check_eq "$l.K14.mount_$s" "mount -o uid=$ALICE:$du,gid=$ALICE:$dg" OK "$r"
+		[ "$r" = OK ] || continue
+		for how in create mknod; do
+			check_eq "$l.K14.${s}_${how}_stripped" "alice: $how ${how}_$s 6755, then its mode" OK/755 \
+				"$(alice $VMTOOL $how "$m/${how}_$s" 6755)/$(mode "$m/${how}_$s")"
+			printf '%s\n' "$l ${how}_$s $du $dg" >>"$EXP"
+			echo "$l ${how}_$s 755" >>"$MODES"
+		done
+		alice $VMTOOL create "$m/chmod_$s" 0755 >/dev/null
+		check_eq "$l.K14.${s}_chmod_stripped" "alice: chmod 6755 chmod_$s, then its mode" OK/755 \
+			"$(alice $VMTOOL chmod "$m/chmod_$s" 6755)/$(mode "$m/chmod_$s")"
+		check_eq "$l.K14.${s}_root_create_kept" "root: create root_$s 6755, then its mode" OK/6755 \
+			"$($VMTOOL create "$m/root_$s" 6755)/$(mode "$m/root_$s")"
+		# set-gid directory inheritance: root makes a 2777 directory (M's
+		# group on disk); what alice makes in it does not keep S_ISGID
+		mkdir "$m/sgid_$s"
+		chmod 2777 "$m/sgid_$s"
+		check_eq "$l.K14.${s}_sgid_dir_root" "mode of sgid_$s" 2777 "$(mode "$m/sgid_$s")"
+		check_eq "$l.K14.${s}_sgid_inherit_dir_stripped" "alice: mkdir sgid_$s/d 0755, then its mode" OK/755 \
+			"$(alice $VMTOOL mkdir "$m/sgid_$s/d" 0755)/$(mode "$m/sgid_$s/d")"
+		check_eq "$l.K14.${s}_sgid_inherit_file_stripped" "alice: create sgid_$s/f 2755, then its mode" OK/755 \
+			"$(alice $VMTOOL create "$m/sgid_$s/f" 2755)/$(mode "$m/sgid_$s/f")"
+		printf '%s\n' "$l chmod_$s $du $dg" "$l root_$s $du $dg" "$l sgid_$s $du $dg" \
+			"$l sgid_$s/d $du $dg" "$l sgid_$s/f $du $dg" >>"$EXP"
+		printf '%s\n' "$l chmod_$s 755" "$l root_$s 6755" "$l sgid_$s 2777" \
+			"$l sgid_$s/d 755" "$l sgid_$s/f 755" >>"$MODES"
+		umount "$m"
+	done
+	klog "$l set-id" >/dev/null
+}
+
+# What the idmapped-mount fallback (kernels without the options) leaves:
+# the helper's map shows the stick's owner X (1234) as the caller; the
+# caller may then chmod +s a file of X, and the bits reach the disk with
+# X as owner (no kernel hook strips them there). nosuid, which the helper
+# forces, is what keeps them from taking effect on this machine.
+suite_idmap_setid() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1 i=/mnt/$1.2
+	r=$($VMTOOL mount "$dev" "$m" "$t" "")
+	check_eq "$l.K14.fallback.plain_mount" "mount without options" OK "$r"
+	[ "$r" = OK ] || return
+	cp /tests/vmtool "$m/fallback_prog"
+	chown 1234:1234 "$m/fallback_prog"
+	r=$($VMTOOL idmap "$m" "$i" "0:0:1000,1234:$ALICE:1")
+	check_eq "$l.K14.fallback.idmapped_mount" "idmapped bind mount 1234 -> $ALICE" OK "$r"
+	if [ "$r" = OK ]; then
+		check_eq "$l.K14.fallback.shown_as_caller" "owner of file there" "$ALICE:$ALICE" "$(owner "$i/file")"
+		check_eq "$l.K14.fallback.caller_chmod_setid_kept" "alice: chmod 6755 file there, then its mode" \
+			OK/6755 "$($VMTOOL runas $ALICE $ALICE $VMTOOL chmod "$i/file" 6755)/$(mode "$i/file")"
+		$VMTOOL runas $ALICE $ALICE $VMTOOL chmod "$i/fallback_prog" 4755 >/dev/null
+		check_eq "$l.K14.fallback.setuid_exec_without_nosuid" "euid of bob running fallback_prog there" \
+			$ALICE "$($VMTOOL runas $BOB $BOB "$i/fallback_prog" euid)"
+		r=$(mount -o remount,bind,nosuid "$i" 2>&1 && echo OK)
+		check_eq "$l.K14.fallback.remount_nosuid" "remount,bind,nosuid of the idmapped mount" OK "$r"
+		[ "$r" = OK ] && check_eq "$l.K14.fallback.setuid_exec_nosuid" \
+			"euid of bob running fallback_prog under nosuid" $BOB \
+			"$($VMTOOL runas $BOB $BOB "$i/fallback_prog" euid)"
+		umount "$i"
+	fi
+	printf '%s\n' "$l file 6755" "$l fallback_prog 4755" >>"$MODES"
+	echo "$l fallback_prog 1234 1234" >>"$EXP"
+	umount "$m"
 }
 
 # The same workload without options, on the patched and the unpatched
@@ -349,6 +544,7 @@ suite_plain() {
 }
 
 k10_feature
+k10_probe
 for spec in "$@"; do
 	IFS=: read -r label dev fstype suites <<EOF
 $spec

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The kernel tests (K1-K13 of docs/semantics.md, and uid= under an
+# The kernel tests (K1-K14 of docs/semantics.md, and uid= under an
 # idmapped bind mount) on real kernels, for each base (6.1, 6.12, 7.3): builds
 # the patched, the patched-with-ext4-for-ext2 and the unpatched kernel (those
 # of them the run boots on the base, below; the patched kernel mounts ext4,
@@ -86,6 +86,12 @@ kernel_for() {
 gcc -static -O2 -std=gnu11 -Wall -Wextra -Werror -o "$work/vmtool" "$top/tests/vm/vmtool.c" ||
 	harness_fail "cannot build tests/vm/vmtool.c"
 "$top/tools/vm/mkimages.sh" "$work/images" 2>/dev/null || harness_fail "tools/vm/mkimages.sh failed"
+# K9: the ext4 image with usrquota among the superblock's default mount
+# options
+cp --sparse=always "$work/images/ext4.img" "$work/images/ext4-sbquota.img"
+cp "$work/images/ext4.img.manifest" "$work/images/ext4-sbquota.img.manifest"
+tune2fs -E mount_opts=usrquota "$work/images/ext4-sbquota.img" >/dev/null ||
+	harness_fail "tune2fs -E mount_opts=usrquota failed"
 "$top/tools/vm/mkinitramfs.sh" --file "$work/vmtool" --file "$top/tests/lib/results.sh" "$work/initramfs.cpio.gz" \
 	"$top/tests/vm/ktests-guest.sh" >/dev/null || harness_fail "tools/vm/mkinitramfs.sh failed"
 
@@ -99,9 +105,12 @@ declare -A suite_labels=(
 	[bad_values]="K8"
 	[quota]="K9"
 	[quota_feature]="K9"
+	[noquota]="K9 K3"
+	[setid]="K14 K2"
+	[idmap_setid]="K14 K2"
 	[plain]="K11"
 )
-host_labels="K2 K3 K10 K12"
+host_labels="K2 K3 K10 K12 K14"
 
 # selected_suites KERNEL SUITES: the "+"-joined suites of SUITES that may
 # hold a selected test
@@ -171,7 +180,31 @@ check_image() {
 	else
 		fail "$k/$label.K2.disk_owner" "the guest wrote no expect file"
 	fi
+	check_modes "$k" "$label" "$image.img"
 	ondisk_check_fsck "$k/$label" "$img"
+}
+
+# K14: the modes the guest says new and chmodded inodes must have on disk
+# ("LABEL PATH MODE", octal); K3: the owners a deleted inode must have
+# ("LABEL PATH UID GID", PATH found by its inode number in the manifest).
+check_modes() {
+	local k=$1 label=$2 image=$3 img=$work/$1/$2.img g=$work/$1/vm/guest/ktests-guest
+	local l p want info dmode duid dgid uid gid ino
+	while read -r l p want; do
+		[ "$l" = "$label" ] || continue
+		info=$(ondisk_info "$img" "/$p")
+		read -r _ dmode _ <<<"$info"
+		check_eq "$k/$label.K14.disk_mode.$(tr '/+' '__' <<<"$p")" "on-disk mode of /$p" \
+			"$want" "$(printf '%o' "$((8#${dmode:-0}))")"
+	done < <(cat "$g/modes" 2>/dev/null)
+	while read -r l p uid gid; do
+		[ "$l" = "$label" ] || continue
+		ino=$(awk -v p="/$p" '$1 == p { print $2 }' "$work/images/$image.manifest" 2>/dev/null)
+		info=$(ondisk_info "$img" "<${ino:-0}>")
+		read -r _ _ duid dgid _ <<<"$info"
+		check_eq "$k/$label.K3.deleted_inode_high_owner_zeroed.$(tr '/+' '__' <<<"$p")" \
+			"on-disk owner of deleted inode ${ino:-?} (/$p)" "$uid:$gid" "${duid:-}:${dgid:-}"
+	done < <(cat "$g/deleted" 2>/dev/null)
 }
 
 # --- the runs ------------------------------------------------------------
@@ -180,7 +213,7 @@ check_image() {
 # Debian's configuration, on every base and every commit;
 # patched-ext4-for-ext2 adds that configuration itself (the "ext2" type
 # registered by fs/ext4, EXT2_FS off), which no line of the series touches.
-all="override+split_ids+bad_values+quota"
+all="override+split_ids+bad_values+quota+setid"
 for b in $bases; do
 	if runs "$b" patched "patched kernel (ext4, ext3, ext2 by fs/ext2 and by fs/ext4)" && run_vm "$b/patched" patched \
 		"ext4:ext4:ext4:idmap+$all" \
@@ -188,6 +221,7 @@ for b in $bases; do
 		"ext2:ext2:ext2:$all" \
 		"ext2e4:ext2:ext4:$all" \
 		"quota:ext4-quota:ext4:quota_feature" \
+		"noquota:ext4-sbquota:ext4:noquota" \
 		"plain4:ext4:ext4:plain" \
 		"plain2:ext2:ext2:plain"; then
 		for l in ext4 ext3 ext2; do
@@ -195,13 +229,14 @@ for b in $bases; do
 		done
 		check_image "$b/patched" ext2e4 ext2 preserved created
 		check_image "$b/patched" quota ext4-quota preserved nothing-created
+		check_image "$b/patched" noquota ext4-sbquota changed nothing-created
 		check_image "$b/patched" plain4 ext4 changed created
 		check_image "$b/patched" plain2 ext2 changed created
 	fi
 
 	if runs "$b" patched-ext4-for-ext2 "patched kernel with ext4 serving ext2 (Debian's configuration)" &&
 		run_vm "$b/patched-ext4-for-ext2" patched \
-		"ext2e4:ext2:ext2:override+split_ids+bad_values+quota" \
+		"ext2e4:ext2:ext2:$all" \
 		"plain2:ext2:ext2:plain"; then
 		check_image "$b/patched-ext4-for-ext2" ext2e4 ext2 preserved created
 		check_image "$b/patched-ext4-for-ext2" plain2 ext2 changed created
@@ -209,9 +244,11 @@ for b in $bases; do
 
 	if runs "$b" unpatched "unpatched kernel" && run_vm "$b/unpatched" unpatched \
 		"plain4:ext4:ext4:plain" \
-		"plain2:ext2:ext2:plain"; then
+		"plain2:ext2:ext2:plain" \
+		"idmap4:ext4:ext4:idmap_setid"; then
 		check_image "$b/unpatched" plain4 ext4 changed created
 		check_image "$b/unpatched" plain2 ext2 changed created
+		check_image "$b/unpatched" idmap4 ext4 preserved created
 	fi
 
 	# K11: no options, same workload -> same inodes on disk with and without

@@ -19,6 +19,16 @@
  *                                       MAP "A:B:N[,A:B:N...]" is written as
  *                                       "A B N" lines to the uid_map and
  *                                       gid_map of a new user namespace
+ *   vmtool create PATH MODE             open(O_CREAT | O_EXCL) with octal MODE
+ *   vmtool mkdir PATH MODE              mkdir(2) with octal MODE
+ *   vmtool mknod PATH MODE              mknod(2) of a regular file, octal MODE
+ *                                       (all three with umask 0)
+ *   vmtool chmod PATH MODE              chmod(2) with octal MODE
+ *   vmtool euid                         prints the effective uid
+ *   vmtool fsconfig TYPE KEY VALUE      fsopen(TYPE) and fsconfig(2)
+ *                                       FSCONFIG_SET_STRING KEY=VALUE; prints
+ *                                       OK or the errno name, then each
+ *                                       message the kernel left on the fd
  *
  * Exit status: 0 on success, 1 when the call failed (errno name printed),
  * 2 on usage errors.
@@ -33,6 +43,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -199,10 +210,77 @@ static int do_runas(char **argv)
 	return 1;
 }
 
+/* MODE in octal, no more than the permission and set-id bits */
+static int parse_mode(const char *str, mode_t *mode)
+{
+	char *end;
+	unsigned long m;
+
+	errno = 0;
+	m = strtoul(str, &end, 8);
+	if (errno || !*str || *end || m > 07777)
+		return -1;
+	*mode = (mode_t)m;
+	return 0;
+}
+
+static int do_create(const char *what, const char *path, const char *mode_str)
+{
+	mode_t mode;
+	int fd;
+
+	if (parse_mode(mode_str, &mode))
+		return 2;
+	umask(0);
+	if (strcmp(what, "mkdir") == 0)
+		return report(mkdir(path, mode));
+	if (strcmp(what, "mknod") == 0)
+		return report(mknod(path, S_IFREG | mode, 0));
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, mode);
+	if (fd < 0)
+		return report(-1);
+	close(fd);
+	return report(0);
+}
+
+static int do_chmod(const char *path, const char *mode_str)
+{
+	mode_t mode;
+
+	if (parse_mode(mode_str, &mode))
+		return 2;
+	return report(chmod(path, mode));
+}
+
+/*
+ * fsopen(TYPE), fsconfig(FSCONFIG_SET_STRING, KEY, VALUE): the status, then
+ * the messages the filesystem logged on the context ("e ext4: ...").
+ */
+static int do_fsconfig(const char *type, const char *key, const char *value)
+{
+	char buf[512];
+	ssize_t n;
+	int fd, ret;
+
+	fd = fsopen(type, FSOPEN_CLOEXEC);
+	if (fd < 0)
+		return report(-1);
+	ret = report(fsconfig(fd, FSCONFIG_SET_STRING, key, value, 0));
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		while (n > 0 && buf[n - 1] == '\n')
+			n--;
+		buf[n] = '\0';
+		if (n > 0)
+			printf("%s\n", buf);
+	}
+	close(fd);
+	return ret;
+}
+
 static int usage(void)
 {
-	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access|defacl|idmap ...\n",
-	      stderr);
+	fputs("usage: vmtool mount|chown|runas|tmpfile|setxattr|access|defacl|idmap|\n"
+	      "              create|mkdir|mknod|chmod|euid|fsconfig ...\n", stderr);
 	return 2;
 }
 
@@ -228,5 +306,14 @@ int main(int argc, char **argv)
 		return do_defacl(argv[2], argv[3]);
 	if (strcmp(cmd, "idmap") == 0 && argc == 5)
 		return do_idmap(argv[2], argv[3], argv[4]);
+	if ((strcmp(cmd, "create") == 0 || strcmp(cmd, "mkdir") == 0 ||
+	     strcmp(cmd, "mknod") == 0) && argc == 4)
+		return do_create(cmd, argv[2], argv[3]);
+	if (strcmp(cmd, "chmod") == 0 && argc == 4)
+		return do_chmod(argv[2], argv[3]);
+	if (strcmp(cmd, "euid") == 0 && argc == 2)
+		return printf("%u\n", (unsigned int)geteuid()) < 0;
+	if (strcmp(cmd, "fsconfig") == 0 && argc == 5)
+		return do_fsconfig(argv[2], argv[3], argv[4]);
 	return usage();
 }
