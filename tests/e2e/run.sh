@@ -63,8 +63,9 @@
 #                        session: alice's autologin on tty2, a session that
 #                        is not the active one of seat0; abort: the guest
 #                        script dies half-way (an unset variable under
-#                        set -u, after the udiskie tests); poweroff: the
-#                        guest powers off half-way, its results unwritten;
+#                        set -u, after the session tests, before the sticks
+#                        are plugged); poweroff: the guest powers off
+#                        there, its results unwritten;
 #                        panic: the kernel finds no init and panics, twice
 #                        (to show that the tests catch it)
 #   EXTOWN_E2E_SCREENSHOT  yes: the guest images also get Xvfb, PCManFM
