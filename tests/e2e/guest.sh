@@ -609,6 +609,7 @@ main() {
 		test -z "$(prop /dev/vdb EXTOWN_REMOVABLE)"
 
 	session_facts
+	guest_break
 	udiskie_start
 	echo EXTOWN-E2E-PLUG >/dev/ttyS0
 	note "waiting for the sticks"
@@ -624,7 +625,6 @@ main() {
 	udiskie_check ${dev4:+ext4 "$dev4"} ${dev2:+ext2 "$dev2"}
 	[ -z "$dev4" ] || desktop_unmount "$(desk_t ext4).udiskie" "$dev4"
 	[ -z "$dev2" ] || desktop_unmount "$(desk_t ext2).udiskie" "$dev2"
-	guest_break
 	[ -z "$dev4" ] || gio_check ext4 "$dev4"
 	[ -z "$dev2" ] || gio_check ext2 "$dev2"
 	[ -z "$dev4" ] || polkit_refusals "$dev4" "$devv"

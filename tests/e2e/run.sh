@@ -63,8 +63,10 @@
 #                        session: alice's autologin on tty2, a session that
 #                        is not the active one of seat0; abort: the guest
 #                        script dies half-way (an unset variable under
-#                        set -u, after the udiskie tests); poweroff: the
-#                        guest powers off half-way, its results unwritten
+#                        set -u, after the session tests, before the sticks
+#                        are plugged); poweroff: the guest powers off
+#                        there, its results unwritten;
+#                        panic: the kernel finds no init and panics, twice
 #                        (to show that the tests catch it)
 #   EXTOWN_E2E_SCREENSHOT  yes: the guest images also get Xvfb, PCManFM
 #                        and netpbm (apt in the copy of the tree: needs the
@@ -157,10 +159,14 @@ break_what=${EXTOWN_E2E_BREAK:-}
 case $break_what in
 '' | udev | udisks | session) ;;
 abort | poweroff) log "BROKEN ON PURPOSE: extown.break=$break_what on the guests' command line" ;;
-*) harness_fail "EXTOWN_E2E_BREAK must be udev, udisks, session, abort or poweroff" ;;
+panic) log "BROKEN ON PURPOSE: init=/extown-no-such-init on the guests' command line" ;;
+*) harness_fail "EXTOWN_E2E_BREAK must be udev, udisks, session, abort, poweroff or panic" ;;
 esac
 guest_append=''
-case $break_what in abort | poweroff) guest_append=" extown.break=$break_what" ;; esac
+case $break_what in
+abort | poweroff) guest_append=" extown.break=$break_what" ;;
+panic) guest_append=" init=/extown-no-such-init" ;;
+esac
 rootusb=${EXTOWN_E2E_ROOTUSB:-yes}
 screenshot=${EXTOWN_E2E_SCREENSHOT:-no}
 case $screenshot in yes | no) ;; *) harness_fail "EXTOWN_E2E_SCREENSHOT must be yes or no" ;; esac

@@ -51,7 +51,7 @@ usb_plug() {
 #       other panic); both shown whatever the selection (tests/run counts
 #       a NAME.guest_* line always)
 vm_panic() {
-	grep -a -m 1 -E 'Oops|BUG:|Kernel panic' "$1" 2>/dev/null | tr -d '\r' | grep .
+	grep -a -m 1 -oE '(Oops|BUG:|Kernel panic).*' "$1" 2>/dev/null | tr -d '\r' | grep .
 }
 
 vm_panic_known_tcg() {
