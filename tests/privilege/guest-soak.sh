@@ -14,7 +14,8 @@
 # tagged removable (the helper adds the user's owner), vdd and vde not.
 # /etc/fstab: /dev/vdX /media/USER/sN ext4 user,noauto for alice, bob,
 # carol and dave (1000-1003) and each stick N; root mounts on
-# /media/root/sN. Workers: each user picks at random: mount MP, umount
+# /media/root/sN. Workers: each user picks at random (half of the time on
+# stick 1, so that operations meet on it): mount MP, umount
 # MP, mount -f MP, the helper directly with mount(8)'s argv, mount -o
 # remount,ro MP; with libmount 2.38, which mounts a device once per mount
 # point, a second worker per user races the first on the same mount
@@ -106,7 +107,9 @@ worker() {
 	i=0
 	while [ "$i" -lt "$OPS" ] && [ "$(date +%s)" -lt "$end" ]; do
 		r=$(rnd)
-		s=$((r % 4 + 1))
+		# half of the operations on stick 1, where they meet most
+		s=$((r % 8 + 1))
+		[ "$s" -le 4 ] || s=1
 		d=/dev/$(dev_of "$s")
 		if [ "$name" = root ]; then
 			mp=/media/root/s$s
