@@ -15,7 +15,7 @@
 # /etc/fstab: /dev/vdX /media/USER/sN ext4 user,noauto for alice, bob,
 # carol and dave (1000-1003) and each stick N; root mounts on
 # /media/root/sN. Workers: each user picks at random (half of the time on
-# stick 1, so that operations meet on it): mount MP, umount
+# stick 3, untagged, so that operations meet there): mount MP, umount
 # MP, mount -f MP, the helper directly with mount(8)'s argv, mount -o
 # remount,ro MP; with libmount 2.38, which mounts a device once per mount
 # point, a second worker per user races the first on the same mount
@@ -107,9 +107,10 @@ worker() {
 	i=0
 	while [ "$i" -lt "$OPS" ] && [ "$(date +%s)" -lt "$end" ]; do
 		r=$(rnd)
-		# half of the operations on stick 1, where they meet most
+		# half of the operations on stick 3 (untagged: the plain path on
+		# either kernel), where they meet most
 		s=$((r % 8 + 1))
-		[ "$s" -le 4 ] || s=1
+		[ "$s" -le 4 ] || s=3
 		d=/dev/$(dev_of "$s")
 		if [ "$name" = root ]; then
 			mp=/media/root/s$s
