@@ -191,7 +191,7 @@ run_fallback() {
 # tests/privilege/break-count-inference.patch applied); the counts of
 # operations and outcomes into the log; the images checked by e2fsck
 run_soak() {
-	local kind=$1 kernel rc=0 i img soak_helper=$helper
+	local kind=$1 kernel rc=0 i img soak_helper=$helper soak_hooks=$work/mount.ext4-hooks
 	local secs=${EXTOWN_SOAK_SECONDS:-60} ops=${EXTOWN_SOAK_OPS:-1000}
 	local -a imgs=()
 	if [ "$kind" = patched ]; then
@@ -204,7 +204,10 @@ run_soak() {
 			harness_fail "tools/kernel/build-kernel.sh unpatched failed"
 	fi
 	[ -f "$kernel" ] || harness_fail "no bzImage for the $kind soak"
-	[ -z "${EXTOWN_SOAK_BREAK:-}" ] || soak_helper=$(broken_helper)
+	if [ -n "${EXTOWN_SOAK_BREAK:-}" ]; then
+		soak_helper=$(broken_helper)
+		soak_hooks=$(broken_helper hooks)
+	fi
 	for i in 1 2 3 4; do
 		img=$work/soak-$kind-$i.img
 		rm -f "$img"
@@ -212,7 +215,10 @@ run_soak() {
 			harness_fail "mkfs.ext4 of soak stick $i failed"
 		imgs+=("$img")
 	done
+	mkdir -p "$work/soak-hooks"
+	cp "$soak_hooks" "$work/soak-hooks/mount.ext4-hooks" || harness_fail "no hooked helper for the soak"
 	"$top/tools/vm/mkinitramfs.sh" "${initrd_root[@]}" --file "$soak_helper" --file "$work/fbtool" \
+		--file "$work/soak-hooks/mount.ext4-hooks" \
 		--file "$top/tests/lib/results.sh" --file "$top/tests/lib/vmguest.sh" \
 		"$work/initramfs-soak.cpio.gz" "$top/tests/privilege/guest-soak.sh" >/dev/null ||
 		harness_fail "tools/vm/mkinitramfs.sh failed (soak)"
@@ -230,9 +236,10 @@ run_soak() {
 	done
 }
 
-# broken_helper: the helper with EXTOWN_SOAK_BREAK's patch applied (count:
-# tests/privilege/break-count-inference.patch, the count inference of
-# user= entries put back), built from a copy of the source; its path
+# broken_helper [hooks]: the helper with EXTOWN_SOAK_BREAK's patch applied
+# (count: tests/privilege/break-count-inference.patch, the count inference
+# of user= entries put back), built from a copy of the source (with hooks:
+# -DEXTOWN_TEST_HOOKS); its path
 broken_helper() {
 	local patch
 	case $EXTOWN_SOAK_BREAK in
@@ -248,6 +255,13 @@ broken_helper() {
 		patch -d "$work/broken-src" -p1 <"$patch" >&2 || harness_fail "$patch does not apply"
 		harness_build_helper "$work/broken-src" "$work/broken-build"
 		log "soak helper built with $patch"
+	fi
+	if [ "${1:-}" = hooks ]; then
+		[ -x "$work/broken-hooks/mount.ext4" ] ||
+			CPPFLAGS=-DEXTOWN_TEST_HOOKS "$top/tools/build-helper.sh" --src "$work/broken-src" \
+				"$work/broken-hooks" >/dev/null || harness_fail "cannot build the broken helper with hooks"
+		echo "$work/broken-hooks/mount.ext4"
+		return 0
 	fi
 	echo "$work/broken-build/mount.ext4"
 }
