@@ -205,13 +205,14 @@ run_soak() {
 	fi
 	[ -f "$kernel" ] || harness_fail "no bzImage for the $kind soak"
 	if [ -n "${EXTOWN_SOAK_BREAK:-}" ]; then
-		soak_helper=$(broken_helper)
-		soak_hooks=$(broken_helper hooks)
+		build_broken
+		soak_helper=$work/broken-build/mount.ext4
+		soak_hooks=$work/broken-hooks/mount.ext4
 	fi
 	for i in 1 2 3 4; do
 		img=$work/soak-$kind-$i.img
 		rm -f "$img"
-		mkfs.ext4 -q -F -E root_owner=1234:1234 "$img" 32M ||
+		mkfs.ext4 -q -F -E root_owner=1234:1234 "$img" 32M >&2 ||
 			harness_fail "mkfs.ext4 of soak stick $i failed"
 		imgs+=("$img")
 	done
@@ -236,11 +237,11 @@ run_soak() {
 	done
 }
 
-# broken_helper [hooks]: the helper with EXTOWN_SOAK_BREAK's patch applied
-# (count: tests/privilege/break-count-inference.patch, the count inference
-# of user= entries put back), built from a copy of the source (with hooks:
-# -DEXTOWN_TEST_HOOKS); its path
-broken_helper() {
+# build_broken: the helper with EXTOWN_SOAK_BREAK's patch applied (count:
+# tests/privilege/break-count-inference.patch, the count inference of
+# user= entries put back), built from a copy of the source, plain and with
+# the test hooks: $work/broken-build/mount.ext4, $work/broken-hooks/mount.ext4
+build_broken() {
 	local patch
 	case $EXTOWN_SOAK_BREAK in
 	count) patch=$top/tests/privilege/break-count-inference.patch ;;
@@ -248,22 +249,16 @@ broken_helper() {
 	esac
 	[ -z "${EXTOWN_GUEST_RELEASE:-}" ] ||
 		harness_fail "EXTOWN_SOAK_BREAK is for the host's release only"
-	if [ ! -x "$work/broken-build/mount.ext4" ]; then
-		rm -rf "$work/broken-src"
-		mkdir -p "$work/broken-src"
-		tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$work/broken-src" -xf -
-		patch -d "$work/broken-src" -p1 <"$patch" >&2 || harness_fail "$patch does not apply"
-		harness_build_helper "$work/broken-src" "$work/broken-build"
-		log "soak helper built with $patch"
-	fi
-	if [ "${1:-}" = hooks ]; then
-		[ -x "$work/broken-hooks/mount.ext4" ] ||
-			CPPFLAGS=-DEXTOWN_TEST_HOOKS "$top/tools/build-helper.sh" --src "$work/broken-src" \
-				"$work/broken-hooks" >/dev/null || harness_fail "cannot build the broken helper with hooks"
-		echo "$work/broken-hooks/mount.ext4"
-		return 0
-	fi
-	echo "$work/broken-build/mount.ext4"
+	[ ! -x "$work/broken-hooks/mount.ext4" ] || return 0
+	rm -rf "$work/broken-src"
+	mkdir -p "$work/broken-src"
+	tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$work/broken-src" -xf -
+	patch -d "$work/broken-src" -p1 <"$patch" >&2 || harness_fail "$patch does not apply"
+	harness_build_helper "$work/broken-src" "$work/broken-build"
+	CPPFLAGS=-DEXTOWN_TEST_HOOKS "$top/tools/build-helper.sh" --src "$work/broken-src" \
+		"$work/broken-hooks" >/dev/null || harness_fail "cannot build the broken helper with hooks"
+	[ -x "$work/broken-hooks/mount.ext4" ] || harness_fail "no $work/broken-hooks/mount.ext4"
+	log "soak helpers built with $patch"
 }
 
 # the runs a selection wants: none of the soak's when no pattern names it,
