@@ -10,10 +10,10 @@
 #
 #   guest-soak.sh OUTDIR [SECONDS [OPS]]     (from extown.args: SECONDS,OPS)
 #
-# A user's direct calls run the helper built with the test hooks
-# (/tests/mount.ext4-hooks): it waits before its mount until a releaser
-# lets it go 0.2-0.9 s later, a window in which the other operations on
-# that mount point land (tests/privilege/run.sh builds it with
+# The second worker's direct calls (libmount 2.38) run the helper built
+# with the test hooks (/tests/mount.ext4-hooks): it waits before its mount
+# until a releaser lets it go 0.2-0.9 s later, a window in which the first
+# worker's operations on that mount point land (tests/privilege/run.sh builds it with
 # EXTOWN_SOAK_BREAK's patch too).
 #
 # Disks /dev/vdb../dev/vde: ext4, root directory 1234:1234; vdb and vdc
@@ -72,10 +72,10 @@ T_RESULTS=$RES T_PREFIX=privilege.soak.$KIND.
 # shellcheck source=tests/lib/vmguest.sh
 . /tests/vmguest.sh
 H=/usr/sbin/mount.ext4
-# the helper built with the test hooks (tests/privilege/run.sh): a user's
-# direct call waits before its mount until the releaser lets it go, 0.2-0.9
-# s later, so that operations on the same mount point land inside that
-# window
+# the helper built with the test hooks (tests/privilege/run.sh): the
+# second worker's direct call waits before its mount until the releaser
+# lets it go, 0.2-0.9 s later, so that the first worker's operations on
+# the same mount point land inside that window
 HK=/tests/hooks/mount.ext4
 FB=/tests/fbtool
 USERS="alice:1000 bob:1001 carol:1002 dave:1003"
@@ -147,15 +147,16 @@ worker() {
 			k=$(((r / 4) % 5))
 			# the second worker of a user: direct calls on stick 3 only,
 			# racing the first one's mounts and umounts there
+			helper=$H
 			if [ "$3" != "$name.1" ]; then
-				k=3 s=3
+				k=3 s=3 helper=$HK
 				d=/dev/$(dev_of 3) mp=/media/$name/s3
 			fi
 			case $k in
 			0) op=mount; msg=$(as_uid "$uid" mount "$mp" 2>&1) ;;
 			1) op=umount; msg=$(as_uid "$uid" umount "$mp" 2>&1) ;;
 			2) op=fake; msg=$(as_uid "$uid" mount -f "$mp" 2>&1) ;;
-			3) op=direct; msg=$(as_uid "$uid" $HK "$d" "$mp" -o $UOPTS 2>&1) ;;
+			3) op=direct; msg=$(as_uid "$uid" "$helper" "$d" "$mp" -o $UOPTS 2>&1) ;;
 			*) op=remount; msg=$(as_uid "$uid" mount -o remount,ro "$mp" 2>&1) ;;
 			esac
 		fi
