@@ -10,15 +10,22 @@
 #
 #   guest-soak.sh OUTDIR [SECONDS [OPS]]     (from extown.args: SECONDS,OPS)
 #
+# The second worker's direct calls (libmount 2.38) run the helper built
+# with the test hooks (/tests/mount.ext4-hooks): it waits before its mount
+# until a releaser lets it go 0.2-0.9 s later, a window in which the first
+# worker's operations on that mount point land (tests/privilege/run.sh builds it with
+# EXTOWN_SOAK_BREAK's patch too).
+#
 # Disks /dev/vdb../dev/vde: ext4, root directory 1234:1234; vdb and vdc
 # tagged removable (the helper adds the user's owner), vdd and vde not.
 # /etc/fstab: /dev/vdX /media/USER/sN ext4 user,noauto for alice, bob,
 # carol and dave (1000-1003) and each stick N; root mounts on
-# /media/root/sN. Workers: each user picks at random: mount MP, umount
+# /media/root/sN. Workers: each user picks at random (half of the time on
+# stick 3, untagged, so that operations meet there): mount MP, umount
 # MP, mount -f MP, the helper directly with mount(8)'s argv, mount -o
 # remount,ro MP; with libmount 2.38, which mounts a device once per mount
-# point, a second worker per user races the first on the same mount
-# points with direct calls, -f and remounts (no umount: util-linux's
+# point, a second worker per user races the first with direct calls on
+# stick 3 (no mount(8) mount, no umount: util-linux's
 # mount(8) writes the entry itself after a helper when it finds none, so
 # a umount that lands between the helper's exit and that check leaves
 # mount(8)'s entry behind, without the helper; and umount(8) removes the
@@ -26,7 +33,7 @@
 # with 2.39+'s stacked mounts of one user mismatches entries and mounts
 # when two of that user's operations interleave: one worker per user
 # there). Root: mount, umount, remount ro/rw, the helper directly,
-# mount -f, on its own mount points. The killer: every 1-4 s, kill -9
+# mount -f, on its own mount points of sticks 1, 2 and 4. The killer: every 1-4 s, kill -9
 # of a random running mount.ext4, its mount point recorded.
 #
 # Afterwards (libmount's merge of utab into mountinfo, done in awk as
@@ -65,6 +72,11 @@ T_RESULTS=$RES T_PREFIX=privilege.soak.$KIND.
 # shellcheck source=tests/lib/vmguest.sh
 . /tests/vmguest.sh
 H=/usr/sbin/mount.ext4
+# the helper built with the test hooks (tests/privilege/run.sh): the
+# second worker's direct call waits before its mount until the releaser
+# lets it go, 0.2-0.9 s later, so that the first worker's operations on
+# the same mount point land inside that window
+HK=/tests/hooks/mount.ext4
 FB=/tests/fbtool
 USERS="alice:1000 bob:1001 carol:1002 dave:1003"
 DEVS=${EXTOWN_SOAK_DEVS:-vdb vdc vdd vde}  # names under /dev (a dry run on loop devices sets it)
@@ -72,6 +84,12 @@ UOPTS=rw,noexec,nosuid,nodev,user
 
 dev_of() { echo "$DEVS" | cut -d' ' -f"$1"; }
 install_helper
+mkdir -p /tests/hooks /run/extown-test
+cp /tests/mount.ext4-hooks $HK
+chown root:root $HK
+chmod 4755 $HK
+rm -f /run/extown-test/before-mount /run/extown-test/before-mount.here /tmp/soak-done
+mkfifo /run/extown-test/before-mount
 echo 'carol:x:1002:1002::/tmp:/bin/sh' >>/etc/passwd
 echo 'dave:x:1003:1003::/tmp:/bin/sh' >>/etc/passwd
 echo 'carol:x:1002:' >>/etc/group
@@ -106,7 +124,13 @@ worker() {
 	i=0
 	while [ "$i" -lt "$OPS" ] && [ "$(date +%s)" -lt "$end" ]; do
 		r=$(rnd)
-		s=$((r % 4 + 1))
+		# a user's: half of them on stick 3 (untagged: the plain path on
+		# either kernel), where they meet most; root's on the other three
+		# (its remounts would make stick 3's filesystem read-only under
+		# the users' mounts)
+		s=$((r % 8 + 1))
+		[ "$s" -le 4 ] || s=3
+		[ "$name" != root ] || [ "$s" -ne 3 ] || s=4
 		d=/dev/$(dev_of "$s")
 		if [ "$name" = root ]; then
 			mp=/media/root/s$s
@@ -121,13 +145,18 @@ worker() {
 		else
 			mp=/media/$name/s$s
 			k=$(((r / 4) % 5))
-			# the second worker of a user: no mount(8) mount, no umount
-			[ "$3" = "$name.1" ] || [ "$k" -gt 1 ] || k=3
+			# the second worker of a user: direct calls on stick 3 only,
+			# racing the first one's mounts and umounts there
+			helper=$H
+			if [ "$3" != "$name.1" ]; then
+				k=3 s=3 helper=$HK
+				d=/dev/$(dev_of 3) mp=/media/$name/s3
+			fi
 			case $k in
 			0) op=mount; msg=$(as_uid "$uid" mount "$mp" 2>&1) ;;
 			1) op=umount; msg=$(as_uid "$uid" umount "$mp" 2>&1) ;;
 			2) op=fake; msg=$(as_uid "$uid" mount -f "$mp" 2>&1) ;;
-			3) op=direct; msg=$(as_uid "$uid" $H "$d" "$mp" -o $UOPTS 2>&1) ;;
+			3) op=direct; msg=$(as_uid "$uid" "$helper" "$d" "$mp" -o $UOPTS 2>&1) ;;
 			*) op=remount; msg=$(as_uid "$uid" mount -o remount,ro "$mp" 2>&1) ;;
 			esac
 		fi
@@ -137,7 +166,8 @@ worker() {
 	done
 }
 
-# killer: kill -9 of a random running helper until the time is up; one line
+# killer: kill -9 of a random running helper (not a hooked one) until the
+# time is up; one line
 # "kill MOUNTPOINT" per helper killed in $OUT/kills
 killer() {
 	: >"$OUT/kills"
@@ -148,7 +178,10 @@ killer() {
 		for p in /proc/[0-9]*; do
 			c=""
 			{ read -r c <"$p/comm"; } 2>/dev/null
-			[ "$c" = mount.ext4 ] && pids="$pids ${p#/proc/}"
+			# not the hooked ones: held for up to 0.9 s they would draw
+			# most of the kills
+			[ "$c" = mount.ext4 ] && [ "$(readlink "$p/exe" 2>/dev/null)" != $HK ] &&
+				pids="$pids ${p#/proc/}"
 		done
 		[ -n "$pids" ] || continue
 		# shellcheck disable=SC2086 # one word per pid
@@ -159,7 +192,23 @@ killer() {
 	done
 }
 
+# releaser: lets the hooked helpers waiting before their mount go, each
+# after 0.2-0.9 s, until the workers are done
+releaser() {
+	while [ ! -e /tmp/soak-done ]; do
+		if [ -e /run/extown-test/before-mount.here ]; then
+			rm -f /run/extown-test/before-mount.here
+			sleep "0.$(($(rnd) % 8 + 2))"
+			timeout 5 sh -c 'echo go >/run/extown-test/before-mount' 2>/dev/null
+		else
+			sleep 0.05
+		fi
+	done
+}
+
 start=$(date +%s)
+releaser &
+rp=$!
 pids=""
 for u in $USERS; do
 	k=1
@@ -175,6 +224,9 @@ killer &
 pids="$pids $!"
 for p in $pids; do wait "$p"; done
 took=$(($(date +%s) - start))
+touch /tmp/soak-done
+wait "$rp"
+rm -f /run/extown-test/before-mount
 
 # the state: mountinfo lines of our sticks, "ID ROOT TARGET OPTS SOURCE"
 # (the mount point unescaped as utab has it: no blanks in ours)
