@@ -378,8 +378,7 @@ suite_quota_feature() {
 
 # K9: a superblock whose default mount options carry usrquota (tune2fs -E
 # mount_opts=usrquota on the host) refuses uid= alone, but takes
-# uid=,noquota. Then K14's neighbour: the high 16 bits of a deleted inode's
-# owner are zeroed as without the options (the host reads the inode).
+# uid=,noquota.
 suite_noquota() {
 	l=$1 dev=$2 t=$3 m=/mnt/$1
 	refused_mount "$l.K9.sb_usrquota_refused" "$l.K9.sb_usrquota_message" \
@@ -390,6 +389,17 @@ suite_noquota() {
 	[ "$r" = OK ] || return
 	o=$(mount_opts "$m")
 	check_eq "$l.K9.noquota_no_quota_option" "usrquota in '$o'" no "$(has_opt "$o" usrquota)"
+	umount "$m"
+}
+
+# K3: an inode deleted under the options loses the high 16 bits of its
+# on-disk owner, as without them (the host reads the inode of /high,
+# 70000:70000, by its number).
+suite_deleted() {
+	l=$1 dev=$2 t=$3 m=/mnt/$1
+	r=$($VMTOOL mount "$dev" "$m" "$t" "uid=$ALICE,gid=$ALICE")
+	check_eq "$l.K3.mount_for_delete" "mount -o uid=$ALICE,gid=$ALICE" OK "$r"
+	[ "$r" = OK ] || return
 	rm -f "$m/high"
 	echo "$l high 4464 4464" >>"$DELETED"
 	umount "$m"

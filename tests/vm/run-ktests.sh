@@ -105,7 +105,8 @@ declare -A suite_labels=(
 	[bad_values]="K8"
 	[quota]="K9"
 	[quota_feature]="K9"
-	[noquota]="K9 K3"
+	[noquota]="K9"
+	[deleted]="K3"
 	[setid]="K14 K2"
 	[idmap_setid]="K14 K2"
 	[plain]="K11"
@@ -222,6 +223,7 @@ for b in $bases; do
 		"ext2e4:ext2:ext4:$all" \
 		"quota:ext4-quota:ext4:quota_feature" \
 		"noquota:ext4-sbquota:ext4:noquota" \
+		"del4:ext4:ext4:deleted" \
 		"plain4:ext4:ext4:plain" \
 		"plain2:ext2:ext2:plain"; then
 		for l in ext4 ext3 ext2; do
@@ -230,6 +232,7 @@ for b in $bases; do
 		check_image "$b/patched" ext2e4 ext2 preserved created
 		check_image "$b/patched" quota ext4-quota preserved nothing-created
 		check_image "$b/patched" noquota ext4-sbquota changed nothing-created
+		check_image "$b/patched" del4 ext4 changed nothing-created
 		check_image "$b/patched" plain4 ext4 changed created
 		check_image "$b/patched" plain2 ext2 changed created
 	fi
